@@ -1,0 +1,300 @@
+"""Read servers from `mcpvend.toml`, `[tool.mcpvend]` in `pyproject.toml`, or a `.mcp.json`.
+
+Values are kept as written (with `${VAR}` unexpanded) until a server is started, so that
+`generate` never needs the environment and nothing expanded is ever recorded.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+import re
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, cast
+
+from generator.errors import ConfigError
+from generator.runtime.connection import (
+    CAPABILITIES,
+    PROTOCOLS,
+    Capability,
+    HttpTarget,
+    Protocol,
+    StdioTarget,
+    Target,
+)
+
+CONFIG_NAMES = ("mcpvend.toml", "pyproject.toml", ".mcp.json")
+DEFAULT_TIMEOUT = 30.0
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+_STDIO_KEYS = {"command", "args", "env", "cwd"}
+_HTTP_KEYS = {"url", "headers"}
+_COMMON_KEYS = {"include", "exclude", "timeout", "capabilities", "protocol", "rename"}
+_TOP_KEYS = {"servers", "lockfiles", "output", "package"}
+# Keys other clients put in .mcp.json-style files that mean nothing to us.
+_FOREIGN_KEYS = {"type", "disabled", "autoApprove", "alwaysAllow", "description", "transportType", "envFile"}
+
+
+@dataclass(frozen=True)
+class ServerConfig:
+    """One server as configured; strings may hold `${VAR}` references."""
+
+    name: str
+    transport: Literal["stdio", "http"]
+    command: str = ""
+    args: tuple[str, ...] = ()
+    env: Mapping[str, str] = field(default_factory=dict)
+    cwd: str | None = None
+    url: str = ""
+    headers: Mapping[str, str] = field(default_factory=dict)
+    include: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+    timeout: float = DEFAULT_TIMEOUT
+    capabilities: tuple[Capability, ...] = ()
+    protocol: Protocol = "auto"
+    rename: Mapping[str, str] = field(default_factory=dict)
+
+    def wants(self, tool_name: str) -> bool:
+        """Whether the include/exclude globs keep this tool."""
+        if self.include and not any(fnmatch.fnmatchcase(tool_name, g) for g in self.include):
+            return False
+        return not any(fnmatch.fnmatchcase(tool_name, g) for g in self.exclude)
+
+    def target(self, base_dir: Path, environ: Mapping[str, str]) -> tuple[Target, frozenset[str]]:
+        """The concrete target to start, and every expanded value that must never be shown."""
+        secrets: set[str] = set()
+
+        def expand(key: str, text: str, secret: bool = False) -> str:
+            value = _interpolate(text, environ, f"server '{self.name}': {key}")
+            if secret:
+                secrets.add(value)
+            secrets.update(environ[m.group(1)] for m in _VAR.finditer(text) if m.group(1) in environ)
+            return value
+
+        if self.transport == "http":
+            headers = {k: expand(f"headers.{k}", v, secret=True) for k, v in self.headers.items()}
+            return HttpTarget(url=expand("url", self.url), headers=headers), _meaningful(secrets)
+        env = {k: expand(f"env.{k}", v, secret=True) for k, v in self.env.items()}
+        cwd = base_dir / expand("cwd", self.cwd) if self.cwd else base_dir
+        target = StdioTarget(
+            command=expand("command", self.command),
+            args=tuple(expand(f"args[{i}]", a) for i, a in enumerate(self.args)),
+            env=env,
+            cwd=str(cwd),
+        )
+        return target, _meaningful(secrets)
+
+    def source_record(self) -> dict[str, Any]:
+        """How the server is reached, for the lockfile: templates as written, env/header names only."""
+        if self.transport == "http":
+            return {"transport": "http", "url": self.url, "headers": sorted(self.headers)}
+        record: dict[str, Any] = {
+            "transport": "stdio",
+            "command": self.command,
+            "args": list(self.args),
+            "env": sorted(self.env),
+        }
+        if self.cwd is not None:
+            record["cwd"] = self.cwd
+        return record
+
+
+@dataclass(frozen=True)
+class Config:
+    path: Path
+    servers: Mapping[str, ServerConfig]
+    lockfiles: Path
+    output: Path
+    package: str
+
+    @property
+    def base_dir(self) -> Path:
+        return self.path.parent
+
+    def select(self, names: tuple[str, ...]) -> list[ServerConfig]:
+        """The named servers (all when none are named), refusing names the config lacks."""
+        if not names:
+            return list(self.servers.values())
+        unknown = [n for n in names if n not in self.servers]
+        if unknown:
+            known = ", ".join(self.servers) or "none"
+            raise ConfigError(f"{self.path}: no server named {', '.join(map(repr, unknown))} (configured: {known})")
+        return [self.servers[n] for n in dict.fromkeys(names)]
+
+
+def _meaningful(values: set[str]) -> frozenset[str]:
+    # Very short values ("1", "on") would redact half of every message and protect nothing.
+    return frozenset(v for v in values if len(v) >= 4)
+
+
+def _interpolate(text: str, environ: Mapping[str, str], where: str) -> str:
+    def one(match: re.Match[str]) -> str:
+        name, default = match.group(1), match.group(2)
+        if name in environ:
+            return environ[name]
+        if default is not None:
+            return default
+        raise ConfigError(f"{where} uses ${{{name}}}, which is not set in the environment")
+
+    return _VAR.sub(one, text)
+
+
+def find_config(explicit: Path | None, cwd: Path) -> Path:
+    """The config file: the one given, else the first of CONFIG_NAMES that configures us."""
+    if explicit is not None:
+        if not explicit.is_file():
+            raise ConfigError(f"{explicit}: config file not found")
+        return explicit
+    for name in CONFIG_NAMES:
+        candidate = cwd / name
+        if not candidate.is_file():
+            continue
+        if name == "pyproject.toml" and "mcpvend" not in _read_toml(candidate).get("tool", {}):
+            continue
+        return candidate
+    raise ConfigError(f"no config found in {cwd} (looked for {', '.join(CONFIG_NAMES)} with [tool.mcpvend])")
+
+
+def load_config(path: Path, *, lockfiles: Path | None = None, output: Path | None = None) -> Config:
+    """Parse and check a config file; every problem names the file, the server and the key."""
+    if path.suffix == ".json":
+        table = _mcp_json_table(path)
+    elif path.name == "pyproject.toml":
+        tool = _read_toml(path).get("tool", {})
+        if not isinstance(tool, dict) or "mcpvend" not in tool:
+            raise ConfigError(f"{path}: no [tool.mcpvend] table")
+        table = tool["mcpvend"]
+    else:
+        table = _read_toml(path)
+    if not isinstance(table, dict):
+        raise ConfigError(f"{path}: the mcpvend configuration must be a table")
+    unknown = set(table) - _TOP_KEYS
+    if unknown:
+        raise ConfigError(f"{path}: unknown key {sorted(unknown)[0]!r} (expected one of {sorted(_TOP_KEYS)})")
+    servers_table = table.get("servers", {})
+    if not isinstance(servers_table, dict):
+        raise ConfigError(f"{path}: 'servers' must be a table of server name to settings")
+    servers = {
+        name: _server(path, name, raw, foreign=path.suffix == ".json") for name, raw in sorted(servers_table.items())
+    }
+    base = path.parent
+    package = _string(path, "", "package", table.get("package", "generated"))
+    if not package.isidentifier():
+        raise ConfigError(f"{path}: 'package' must be a Python identifier, not {package!r}")
+    return Config(
+        path=path,
+        servers=servers,
+        lockfiles=lockfiles or base / _string(path, "", "lockfiles", table.get("lockfiles", "lockfiles")),
+        output=output or base / _string(path, "", "output", table.get("output", "generated")),
+        package=package,
+    )
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read: {exc}") from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: invalid TOML: {exc}") from exc
+
+
+def _mcp_json_table(path: Path) -> dict[str, Any]:
+    """Map Claude Desktop / Claude Code / Cursor (`mcpServers`) and VS Code (`servers`) files to ours."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read: {exc}") from exc
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"{path}: invalid JSON: {exc}") from exc
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: expected a JSON object with 'mcpServers'")
+    servers = data.get("mcpServers", data.get("servers"))
+    if not isinstance(servers, dict):
+        raise ConfigError(f"{path}: expected a JSON object with 'mcpServers'")
+    return {"servers": {k: v for k, v in servers.items() if not (isinstance(v, dict) and v.get("disabled") is True)}}
+
+
+def _server(path: Path, name: str, raw: object, *, foreign: bool) -> ServerConfig:
+    where = f"{path}: server '{name}'"
+    if not _NAME.match(name):
+        raise ConfigError(f"{where}: a server name may use letters, digits, '_', '.', '-' (64 at most)")
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{where}: settings must be a table")
+    kind = raw.get("type")
+    if kind in ("sse",):
+        raise ConfigError(f"{where}: key 'type': the SSE transport is not supported; use streamable HTTP")
+    is_http = "url" in raw or kind in ("http", "streamable-http", "streamableHttp")
+    allowed = _COMMON_KEYS | (_HTTP_KEYS if is_http else _STDIO_KEYS) | (_FOREIGN_KEYS if foreign else set())
+    for key in raw:
+        if key not in allowed:
+            if key in _HTTP_KEYS | _STDIO_KEYS:
+                raise ConfigError(f"{where}: key '{key}' does not apply to a {'HTTP' if is_http else 'stdio'} server")
+            raise ConfigError(f"{where}: unknown key '{key}' (expected one of {sorted(allowed - _FOREIGN_KEYS)})")
+    common: dict[str, Any] = {
+        "include": tuple(_strings(where, "include", raw.get("include", []))),
+        "exclude": tuple(_strings(where, "exclude", raw.get("exclude", []))),
+        "timeout": _timeout(where, raw.get("timeout", DEFAULT_TIMEOUT)),
+        "capabilities": tuple(sorted(_choices(where, "capabilities", raw.get("capabilities", []), CAPABILITIES))),
+        "protocol": _choice(where, "protocol", raw.get("protocol", "auto"), PROTOCOLS),
+        "rename": _mapping(where, "rename", raw.get("rename", {})),
+    }
+    if is_http:
+        if "url" not in raw:
+            raise ConfigError(f"{where}: key 'url' is required for an HTTP server")
+        url = _string(path, name, "url", raw["url"])
+        if not re.match(r"^(https?://|\$\{)", url):
+            raise ConfigError(f"{where}: key 'url' must start with http:// or https://")
+        headers = _mapping(where, "headers", raw.get("headers", {}))
+        return ServerConfig(name=name, transport="http", url=url, headers=headers, **common)
+    if "command" not in raw:
+        raise ConfigError(f"{where}: needs 'command' (stdio) or 'url' (streamable HTTP)")
+    cwd = raw.get("cwd")
+    return ServerConfig(
+        name=name,
+        transport="stdio",
+        command=_string(path, name, "command", raw["command"]),
+        args=tuple(_strings(where, "args", raw.get("args", []))),
+        env=_mapping(where, "env", raw.get("env", {})),
+        cwd=None if cwd is None else _string(path, name, "cwd", cwd),
+        **common,
+    )
+
+
+def _string(path: Path, server: str, key: str, value: object) -> str:
+    if not isinstance(value, str) or not value:
+        where = f"{path}: server '{server}'" if server else str(path)
+        raise ConfigError(f"{where}: key '{key}' must be a non-empty string")
+    return value
+
+
+def _strings(where: str, key: str, value: object) -> list[str]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(f"{where}: key '{key}' must be a list of strings")
+    return cast(list[str], value)
+
+
+def _mapping(where: str, key: str, value: object) -> dict[str, str]:
+    if not isinstance(value, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in value.items()):
+        raise ConfigError(f"{where}: key '{key}' must be a table of strings")
+    return dict(sorted(cast(dict[str, str], value).items()))
+
+
+def _timeout(where: str, value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= 3600:
+        raise ConfigError(f"{where}: key 'timeout' must be a number of seconds between 0 and 3600")
+    return float(value)
+
+
+def _choice(where: str, key: str, value: object, choices: tuple[str, ...]) -> Any:
+    if value not in choices:
+        raise ConfigError(f"{where}: key '{key}' must be one of {list(choices)}, not {value!r}")
+    return value
+
+
+def _choices(where: str, key: str, value: object, choices: tuple[str, ...]) -> list[Any]:
+    return [_choice(where, key, v, choices) for v in _strings(where, key, value)]
+

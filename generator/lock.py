@@ -1,0 +1,116 @@
+"""`mcpvend lock`: snapshot servers concurrently and write (or check) their lockfiles."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Literal, Protocol
+
+import anyio
+
+from generator import lockfile
+from generator.config import Config, ServerConfig
+from generator.errors import MCPVendError
+from generator.snapshot import Rejected, take_snapshot
+
+Status = Literal["locked", "unchanged", "up to date", "drifted", "failed"]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What happened to one server; `detail` is a ready-to-print explanation."""
+
+    server: str
+    status: Status
+    path: Path
+    detail: str = ""
+    tools: int = 0
+    rejected: tuple[Rejected, ...] = ()
+    changes: tuple[str, ...] = field(default=())
+
+
+class Reporter(Protocol):
+    def started(self, servers: list[str]) -> None: ...
+    def finished(self, outcome: Outcome) -> None: ...
+
+
+def exit_code(outcomes: list[Outcome]) -> int:
+    """0 all well, 1 a check found drift, 2 a server failed (the contract CI scripts rely on)."""
+    if any(o.status == "failed" for o in outcomes):
+        return 2
+    return 1 if any(o.status == "drifted" for o in outcomes) else 0
+
+
+def lock(
+    config: Config, names: tuple[str, ...], *, check: bool, environ: Mapping[str, str], reporter: Reporter
+) -> list[Outcome]:
+    """Lock (or, with `check`, compare) the named servers at once; one failure costs no other."""
+    servers = config.select(names)
+    reporter.started([s.name for s in servers])
+    return anyio.run(_lock_all, config, servers, check, environ, reporter)
+
+
+async def _lock_all(
+    config: Config, servers: list[ServerConfig], check: bool, environ: Mapping[str, str], reporter: Reporter
+) -> list[Outcome]:
+    outcomes: dict[str, Outcome] = {}
+
+    async def one(server: ServerConfig) -> None:
+        outcome = await _lock_one(config, server, check, environ)
+        outcomes[server.name] = outcome
+        reporter.finished(outcome)
+
+    async with anyio.create_task_group() as group:
+        for server in servers:
+            group.start_soon(one, server)
+    return [outcomes[s.name] for s in servers]
+
+
+async def _lock_one(config: Config, server: ServerConfig, check: bool, environ: Mapping[str, str]) -> Outcome:
+    path = lockfile.path_for(config.lockfiles, server.name)
+    try:
+        snapshot = await take_snapshot(server, config.base_dir, environ)
+    except MCPVendError as exc:
+        return Outcome(server.name, "failed", path, detail=str(exc))
+    document = lockfile.build(snapshot)
+    text = lockfile.dumps(document)
+    try:
+        old = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        old = None
+    except (OSError, UnicodeDecodeError):
+        old = ""
+    base = Outcome(server.name, "locked", path, tools=len(snapshot.tools), rejected=tuple(snapshot.rejected))
+    if old == text:
+        return replace(base, status="up to date" if check else "unchanged")
+    if check:
+        return replace(base, status="drifted", changes=tuple(changes(old, document)))
+    try:
+        lockfile.write_atomic(path, text)
+    except OSError as exc:
+        return Outcome(server.name, "failed", path, detail=f"server '{server.name}': cannot write {path}: {exc}")
+    return replace(base, detail=f"protocol {snapshot.protocol_version}")
+
+
+def changes(old_text: str | None, new: dict[str, Any]) -> list[str]:
+    """A short list of what differs between the lockfile on disk and the live server."""
+    if old_text is None:
+        return ["no lockfile yet"]
+    try:
+        old = json.loads(old_text)
+        old_tools = {e["tool"]["name"]: e["digests"] for e in old["tools"]}
+    except (ValueError, KeyError, TypeError):
+        return ["the existing lockfile is unreadable"]
+    new_tools = {e["tool"]["name"]: e["digests"] for e in new["tools"]}
+    found = [f"tool added: {n}" for n in sorted(new_tools.keys() - old_tools.keys())]
+    found += [f"tool removed: {n}" for n in sorted(old_tools.keys() - new_tools.keys())]
+    for name in sorted(new_tools.keys() & old_tools.keys()):
+        parts = [k for k in lockfile.DIGESTED_FIELDS if old_tools[name].get(k) != new_tools[name].get(k)]
+        if parts:
+            found.append(f"tool changed: {name} ({', '.join(parts)})")
+        elif old_tools[name].get("tool") != new_tools[name].get("tool"):
+            found.append(f"tool changed: {name} (other fields)")
+    found += [f"{key} changed" for key in sorted(new) if key not in ("tools", "digest") and old.get(key) != new[key]]
+    return found or ["formatting differs"]

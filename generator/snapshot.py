@@ -1,0 +1,244 @@
+"""Connect to one server and capture its tool list exactly as served."""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+import anyio
+import httpx2
+import mcp_types as types
+from jsonschema import SchemaError
+from jsonschema.validators import validator_for
+from mcp import MCPError
+from mcp_types.methods import validate_server_result
+from pydantic import ValidationError
+
+from generator.config import ServerConfig
+from generator.errors import MCPVendError, ServerError
+from generator.runtime.connection import Target, WireTap, open_client
+
+MAX_PAGES = 1000
+_STDERR_TAIL_LINES = 12
+_STDERR_TAIL_CHARS = 2000
+
+
+@dataclass(frozen=True)
+class Rejected:
+    """A tool the server served that cannot be locked, and why."""
+
+    name: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """What one server said about itself and its tools, raw JSON kept as served."""
+
+    server: ServerConfig
+    protocol_version: str
+    server_info: dict[str, Any]
+    capabilities: dict[str, Any]
+    instructions: str | None
+    tools: list[dict[str, Any]]
+    rejected: list[Rejected]
+
+
+async def take_snapshot(server: ServerConfig, base_dir: Path, environ: Mapping[str, str]) -> Snapshot:
+    """Start the server, list every tool, stop it; any failure is a ServerError naming it."""
+    target, secrets = server.target(base_dir, environ)
+    with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as errlog:
+        try:
+            with anyio.fail_after(server.timeout):
+                return await _capture(server, target, errlog if server.transport == "stdio" else None)
+        except Exception as exc:  # noqa: BLE001 - every failure of a third-party server becomes one message
+            leaf = _leaf(exc)
+            if isinstance(leaf, MCPVendError):
+                message = str(leaf)
+            elif isinstance(leaf, TimeoutError):
+                message = f"server '{server.name}': no complete answer within {server.timeout:g}s (timeout)"
+            else:
+                message = f"server '{server.name}': {_cause(leaf)}"
+            raise ServerError(redact(_with_tail(message, errlog), secrets)) from None
+
+
+async def _capture(server: ServerConfig, target: Target, errlog: IO[str] | None) -> Snapshot:
+    garbage: list[str] = []
+    with anyio.CancelScope() as scope:
+
+        def on_garbage(text: str) -> None:
+            garbage.append(text)
+            scope.cancel()
+
+        tap = WireTap(on_garbage=on_garbage)
+        async with open_client(
+            target,
+            capabilities=server.capabilities,
+            protocol=server.protocol,
+            read_timeout=server.timeout,
+            errlog=errlog,
+            tap=tap,
+        ) as client:
+            hello = tap.take("server/discover") or tap.take("initialize") or {}
+            version = client.protocol_version
+            raw_tools, envelope = await _list_all(server, client, tap, version)
+    if garbage:
+        first = garbage[0].splitlines()[0] if garbage[0] else "?"
+        raise ServerError(f"server '{server.name}': wrote something that is not JSON-RPC to stdout ({first[:300]})")
+    tools, rejected = _judge_all(server, raw_tools, envelope, version)
+    info = hello.get("serverInfo") or hello.get("_meta", {}).get(types.SERVER_INFO_META_KEY) or {}
+    instructions = hello.get("instructions")
+    return Snapshot(
+        server=server,
+        protocol_version=version,
+        server_info=info if isinstance(info, dict) else {},
+        capabilities=hello.get("capabilities") or {},
+        instructions=instructions if isinstance(instructions, str) else None,
+        tools=tools,
+        rejected=rejected,
+    )
+
+
+async def _list_all(server: ServerConfig, client: Any, tap: WireTap, version: str) -> tuple[list[Any], dict[str, Any]]:
+    """Every page of tools/list, refusing a cursor that comes back or never ends.
+
+    Also returns the first page without its tools: the wire models validate a tool only
+    inside a whole result, so each tool is later judged inside this envelope.
+    """
+    tools: list[Any] = []
+    envelope: dict[str, Any] | None = None
+    cursor: str | None = None
+    seen: set[str] = set()
+    for page_number in range(1, MAX_PAGES + 1):
+        params = types.PaginatedRequestParams(cursor=cursor) if cursor is not None else None
+        try:
+            await client.session.list_tools(params=params)
+        except ValidationError:
+            pass  # one bad tool fails the SDK's parse of the whole page; tools are judged one by one below
+        page = tap.take("tools/list")
+        if not isinstance(page, dict) or not isinstance(page.get("tools"), list):
+            raise ServerError(f"server '{server.name}': tools/list answered without a 'tools' list")
+        tools.extend(page["tools"])
+        if envelope is None:
+            envelope = {k: v for k, v in page.items() if k not in ("tools", "nextCursor")}
+            if (reason := _judge_result({**envelope, "tools": []}, version)) is not None:
+                raise ServerError(f"server '{server.name}': tools/list result is invalid: {reason}")
+        cursor = page.get("nextCursor")
+        if cursor is None:
+            return tools, envelope
+        if not isinstance(cursor, str):
+            raise ServerError(f"server '{server.name}': tools/list nextCursor is not a string: {cursor!r:.80}")
+        if cursor in seen:
+            raise ServerError(
+                f"server '{server.name}': tools/list cursor loop: cursor {cursor!r:.80} came back on page {page_number}"
+            )
+        seen.add(cursor)
+    raise ServerError(f"server '{server.name}': tools/list did not end after {MAX_PAGES} pages")
+
+
+def _judge_all(
+    server: ServerConfig, raw_tools: list[Any], envelope: dict[str, Any], version: str
+) -> tuple[list[dict[str, Any]], list[Rejected]]:
+    """Split the served tools into lockable ones (filtered, sorted) and rejected ones."""
+    kept: dict[str, dict[str, Any]] = {}
+    rejected: list[Rejected] = []
+    counts: dict[str, int] = {}
+    for tool in raw_tools:
+        name = tool.get("name") if isinstance(tool, dict) else None
+        if not isinstance(name, str) or not name:
+            rejected.append(Rejected(name="", reason="a tool without a string 'name'"))
+            continue
+        if not server.wants(name):
+            continue
+        counts[name] = counts.get(name, 0) + 1
+        reason = judge_tool(tool, envelope, version)
+        if reason is not None:
+            rejected.append(Rejected(name=name, reason=reason))
+        else:
+            kept[name] = tool
+    for name, count in counts.items():
+        if count > 1:
+            kept.pop(name, None)
+            rejected.append(Rejected(name=name, reason=f"the name is served {count} times"))
+    unique = {(r.name, r.reason): r for r in rejected}
+    return [kept[n] for n in sorted(kept)], sorted(unique.values(), key=lambda r: (r.name, r.reason))
+
+
+def _judge_result(result: dict[str, Any], version: str) -> str | None:
+    """Why the SDK would refuse this tools/list result for the negotiated version, or None."""
+    try:
+        validate_server_result("tools/list", version, result)
+    except ValidationError as exc:
+        return _validation_reason(exc)
+    except (KeyError, ValueError):  # a protocol version the SDK has no wire models for
+        try:
+            types.ListToolsResult.model_validate(result)
+        except ValidationError as inner:
+            return _validation_reason(inner)
+    return None
+
+
+def judge_tool(tool: dict[str, Any], envelope: dict[str, Any], version: str) -> str | None:
+    """Why the SDK (or JSON Schema) would refuse this tool, or None if it is sound."""
+    if (reason := _judge_result({**envelope, "tools": [tool]}, version)) is not None:
+        return reason
+    for key in ("inputSchema", "outputSchema"):
+        schema = tool.get(key)
+        if isinstance(schema, dict):
+            try:
+                validator_for(schema).check_schema(schema)
+            except SchemaError as exc:
+                where = "/".join(str(p) for p in exc.absolute_path)
+                return f"{key} is not a valid JSON Schema: {exc.message}" + (f" (at /{where})" if where else "")
+    return None
+
+
+def _validation_reason(exc: ValidationError) -> str:
+    first = exc.errors()[0]
+    location = ".".join(str(p) for p in first["loc"] if p not in ("tools", 0)) or "tool"
+    return f"{location}: {first['msg']}"
+
+
+def _leaf(exc: BaseException) -> BaseException:
+    """The first real exception inside (nested) exception groups: the SDK's task groups wrap ours."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return exc
+
+
+def _cause(exc: BaseException) -> str:
+    """The most useful single line for a third-party failure."""
+    if isinstance(exc, FileNotFoundError):
+        return f"cannot start the command: {exc.strerror}: {exc.filename or ''}".rstrip(": ")
+    if isinstance(exc, PermissionError):
+        return f"cannot start the command: permission denied: {exc.filename or ''}".rstrip(": ")
+    if isinstance(exc, MCPError):
+        if exc.message.lower().startswith("connection closed"):
+            return "the server closed the connection (it exited or crashed)"
+        return f"the server answered with error {exc.code}: {exc.message}"
+    if isinstance(exc, httpx2.HTTPError):
+        return f"HTTP failure: {type(exc).__name__}: {exc}"
+    if isinstance(exc, ValidationError):
+        return f"the server sent an invalid result: {_validation_reason(exc)}"
+    return f"{type(exc).__name__}: {exc}"
+
+
+def _with_tail(message: str, errlog: IO[str]) -> str:
+    try:
+        errlog.seek(0)
+        text = errlog.read()
+    except (OSError, ValueError):
+        return message
+    lines = [line for line in text.splitlines() if line.strip()][-_STDERR_TAIL_LINES:]
+    tail = "\n".join(lines)[-_STDERR_TAIL_CHARS:]
+    return message + ("\n  stderr:\n" + "\n".join("  | " + line for line in tail.splitlines()) if tail else "")
+
+
+def redact(text: str, secrets: frozenset[str]) -> str:
+    """Replace every secret value in a message, longest first so overlaps cannot leak a piece."""
+    for secret in sorted(secrets, key=len, reverse=True):
+        text = text.replace(secret, "***")
+    return text
