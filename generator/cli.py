@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
 from dataclasses import dataclass
@@ -30,13 +31,18 @@ def _fail(exc: MCPVendError) -> None:
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.option("--config", type=click.Path(path_type=Path, dir_okay=False), help="mcpvend.toml, pyproject.toml or .mcp.json")
+@click.option(
+    "--config", type=click.Path(path_type=Path, dir_okay=False), help="mcpvend.toml, pyproject.toml or .mcp.json"
+)
 @click.option("--lockfiles", type=click.Path(path_type=Path, file_okay=False), help="Lockfile directory.")
 @click.option("--output", type=click.Path(path_type=Path, file_okay=False), help="Generated package directory.")
+@click.option("-v", "--verbose", is_flag=True, help="Show the MCP SDK's own log messages.")
 @click.version_option(__version__, "--version", prog_name="mcpvend")
 @click.pass_context
-def main(ctx: click.Context, config: Path | None, lockfiles: Path | None, output: Path | None) -> None:
+def main(ctx: click.Context, config: Path | None, lockfiles: Path | None, output: Path | None, verbose: bool) -> None:
     """Vendor MCP tools: lockfiles you review, typed Python you import."""
+    # The SDK logs a traceback for every misbehaving server; our own message says it in one line.
+    logging.basicConfig(level=logging.DEBUG if verbose else logging.CRITICAL, format="%(name)s: %(message)s")
     ctx.obj = Options(config=config, lockfiles=lockfiles, output=output)
 
 
@@ -49,7 +55,9 @@ def _load(options: Options) -> Config:
 
 @main.command()
 @click.argument("servers", nargs=-1)
-@click.option("--check", is_flag=True, help="Compare live servers with their lockfiles; write nothing; exit 1 on drift.")
+@click.option(
+    "--check", is_flag=True, help="Compare live servers with their lockfiles; write nothing; exit 1 on drift."
+)
 @click.pass_obj
 def lock(options: Options, servers: tuple[str, ...], check: bool) -> None:
     """Snapshot servers' tool lists into lockfiles/<server>.lock.json."""

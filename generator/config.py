@@ -297,4 +297,3 @@ def _choice(where: str, key: str, value: object, choices: tuple[str, ...]) -> An
 
 def _choices(where: str, key: str, value: object, choices: tuple[str, ...]) -> list[Any]:
     return [_choice(where, key, v, choices) for v in _strings(where, key, value)]
-

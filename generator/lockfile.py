@@ -107,7 +107,9 @@ def parse(path: Path, text: str) -> Lockfile:
     if version != LOCKFILE_VERSION:
         if isinstance(version, int) and version > LOCKFILE_VERSION:
             raise LockfileError(f"{path}: lockfile format {version} is newer than this mcpvend reads; upgrade mcpvend")
-        raise LockfileError(f"{path}: not a mcpvend lockfile of format {LOCKFILE_VERSION} (lockfileVersion={version!r})")
+        raise LockfileError(
+            f"{path}: not a mcpvend lockfile of format {LOCKFILE_VERSION} (lockfileVersion={version!r})"
+        )
     for key, kind in (("name", str), ("tools", list), ("digest", str), ("source", dict), ("server", dict)):
         if not isinstance(document.get(key), kind):
             raise LockfileError(f"{path}: missing or malformed '{key}'")
@@ -118,7 +120,8 @@ def parse(path: Path, text: str) -> Lockfile:
             raise LockfileError(f"{path}: tools[{index}] is malformed")
         if entry.get("digests") != tool_digests(tool):
             raise LockfileError(
-                f"{path}: tool '{tool['name']}' does not match its digests (edited by hand or corrupt); run `mcpvend lock`"
+                f"{path}: tool '{tool['name']}' does not match its digests (edited by hand or corrupt);"
+                " run `mcpvend lock` to re-create it"
             )
         tools.append(tool)
     if [t["name"] for t in tools] != sorted(t["name"] for t in tools):

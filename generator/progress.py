@@ -7,7 +7,13 @@ from typing import TextIO
 
 from generator.lock import Outcome
 
-_MARKS = {"locked": "locked", "unchanged": "unchanged", "up to date": "up to date", "drifted": "DRIFT", "failed": "FAILED"}
+_MARKS = {
+    "locked": "locked",
+    "unchanged": "unchanged",
+    "up to date": "up to date",
+    "drifted": "DRIFT",
+    "failed": "FAILED",
+}
 
 
 def describe(outcome: Outcome, relative_to: str = "") -> list[str]:
@@ -56,7 +62,11 @@ class LiveReporter(PlainReporter):
         super().__init__(stream, relative_to)
         self._console = Console(file=stream, highlight=False)
         self._progress = Progress(
-            SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=self._console, transient=True
+            SpinnerColumn(),
+            TextColumn("{task.description}"),
+            TimeElapsedColumn(),
+            console=self._console,
+            transient=True,
         )
         self._tasks: dict[str, int] = {}
 

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import Any, TextIO
 
 import anyio
 import httpx2
@@ -65,12 +66,12 @@ async def take_snapshot(server: ServerConfig, base_dir: Path, environ: Mapping[s
             raise ServerError(redact(_with_tail(message, errlog), secrets)) from None
 
 
-async def _capture(server: ServerConfig, target: Target, errlog: IO[str] | None) -> Snapshot:
-    garbage: list[str] = []
+async def _capture(server: ServerConfig, target: Target, errlog: TextIO | None) -> Snapshot:
+    garbage: list[Exception] = []
     with anyio.CancelScope() as scope:
 
-        def on_garbage(text: str) -> None:
-            garbage.append(text)
+        def on_garbage(exc: Exception) -> None:
+            garbage.append(exc)
             scope.cancel()
 
         tap = WireTap(on_garbage=on_garbage)
@@ -86,8 +87,9 @@ async def _capture(server: ServerConfig, target: Target, errlog: IO[str] | None)
             version = client.protocol_version
             raw_tools, envelope = await _list_all(server, client, tap, version)
     if garbage:
-        first = garbage[0].splitlines()[0] if garbage[0] else "?"
-        raise ServerError(f"server '{server.name}': wrote something that is not JSON-RPC to stdout ({first[:300]})")
+        bad = garbage[0]
+        shown = repr(bad.errors()[0].get("input", ""))[:200] if isinstance(bad, ValidationError) else str(bad)[:200]
+        raise ServerError(f"server '{server.name}': wrote something that is not JSON-RPC to stdout: {shown}")
     tools, rejected = _judge_all(server, raw_tools, envelope, version)
     info = hello.get("serverInfo") or hello.get("_meta", {}).get(types.SERVER_INFO_META_KEY) or {}
     instructions = hello.get("instructions")
@@ -114,10 +116,9 @@ async def _list_all(server: ServerConfig, client: Any, tap: WireTap, version: st
     seen: set[str] = set()
     for page_number in range(1, MAX_PAGES + 1):
         params = types.PaginatedRequestParams(cursor=cursor) if cursor is not None else None
-        try:
+        # One bad tool fails the SDK's parse of the whole page; tools are judged one by one below.
+        with contextlib.suppress(ValidationError):
             await client.session.list_tools(params=params)
-        except ValidationError:
-            pass  # one bad tool fails the SDK's parse of the whole page; tools are judged one by one below
         page = tap.take("tools/list")
         if not isinstance(page, dict) or not isinstance(page.get("tools"), list):
             raise ServerError(f"server '{server.name}': tools/list answered without a 'tools' list")
@@ -226,7 +227,7 @@ def _cause(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
-def _with_tail(message: str, errlog: IO[str]) -> str:
+def _with_tail(message: str, errlog: TextIO) -> str:
     try:
         errlog.seek(0)
         text = errlog.read()

@@ -11,7 +11,7 @@ from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from types import TracebackType
-from typing import IO, Any, Literal
+from typing import Any, Literal, TextIO
 
 import httpx2
 import mcp_types as types
@@ -55,11 +55,10 @@ class WireTap:
     a lockfile must record what the server actually sent, so we read it off the streams.
     """
 
-    def __init__(self, on_garbage: Callable[[str], None] | None = None) -> None:
+    def __init__(self, on_garbage: Callable[[Exception], None] | None = None) -> None:
         self._pending: dict[int | str, str] = {}
         self._results: dict[str, dict[str, Any]] = {}
         self._on_garbage = on_garbage
-        self.garbage: list[str] = []
 
     def take(self, method: str) -> dict[str, Any] | None:
         """The newest raw result for `method`, removed so a later call cannot see a stale one."""
@@ -76,10 +75,8 @@ class WireTap:
 
     def _received(self, item: SessionMessage | Exception) -> None:
         if isinstance(item, Exception):
-            text = str(item)
-            self.garbage.append(text)
             if self._on_garbage is not None:
-                self._on_garbage(text)
+                self._on_garbage(item)
             return
         message = item.message
         if isinstance(message, types.JSONRPCResponse | types.JSONRPCError):
@@ -154,7 +151,7 @@ async def _no_roots(context: Any) -> types.ListRootsResult:
 
 
 @asynccontextmanager
-async def _transport(target: Target, errlog: IO[str] | None, tap: WireTap | None) -> AsyncIterator[TransportStreams]:
+async def _transport(target: Target, errlog: TextIO | None, tap: WireTap | None) -> AsyncIterator[TransportStreams]:
     if isinstance(target, StdioTarget):
         params = StdioServerParameters(
             command=target.command, args=list(target.args), env=dict(target.env) or None, cwd=target.cwd
@@ -164,9 +161,11 @@ async def _transport(target: Target, errlog: IO[str] | None, tap: WireTap | None
             yield tap.wrap(streams) if tap else streams
     else:
         timeout = httpx2.Timeout(30.0, read=300.0)
-        async with httpx2.AsyncClient(headers=dict(target.headers), timeout=timeout) as http:
-            async with streamable_http_client(target.url, http_client=http) as streams:
-                yield tap.wrap(streams) if tap else streams
+        async with (
+            httpx2.AsyncClient(headers=dict(target.headers), timeout=timeout) as http,
+            streamable_http_client(target.url, http_client=http) as streams,
+        ):
+            yield tap.wrap(streams) if tap else streams
 
 
 @asynccontextmanager
@@ -176,7 +175,7 @@ async def open_client(
     capabilities: Sequence[Capability] = (),
     protocol: Protocol = "auto",
     read_timeout: float | None = None,
-    errlog: IO[str] | None = None,
+    errlog: TextIO | None = None,
     tap: WireTap | None = None,
 ) -> AsyncIterator[Client]:
     """A connected, initialized client; the server is stopped when the block ends.

@@ -1,0 +1,43 @@
+# Two entry points on a fresh machine: `make demo` and `make test`. Each installs what it needs.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(CURDIR)/$(VENV)/bin
+NODE_DIR := tests/node
+# Servers are started as `python ...`: make that the venv's Python, with mcp-server-time in it.
+export PATH := $(BIN):$(PATH)
+
+.PHONY: demo test lint bench lock-examples clean
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e ".[test]"
+	touch $@
+
+$(NODE_DIR)/node_modules/.installed: $(NODE_DIR)/package.json $(NODE_DIR)/package-lock.json
+	cd $(NODE_DIR) && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+## demo: lock the in-repo demo server (offline), and check the lockfile is unchanged
+demo: $(VENV)/.installed
+	$(BIN)/mcpvend lock demo
+
+## test: lint, type-check and run the whole suite against real servers
+test: $(VENV)/.installed $(NODE_DIR)/node_modules/.installed lint
+	$(BIN)/python -m pytest
+
+lint: $(VENV)/.installed
+	$(BIN)/ruff check generator tests bench
+	$(BIN)/ruff format --check generator tests bench
+	$(BIN)/mypy
+
+## bench: measure lock against a bare SDK script
+bench: $(VENV)/.installed $(NODE_DIR)/node_modules/.installed
+	$(BIN)/python bench/lock.py
+
+## lock-examples: re-lock every example server of this repo (the golden record)
+lock-examples: $(VENV)/.installed $(NODE_DIR)/node_modules/.installed
+	$(BIN)/mcpvend lock
+
+clean:
+	rm -rf $(VENV) $(NODE_DIR)/node_modules .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,89 @@
+"""A stdio MCP server that serves a captured tool list verbatim, and misbehaves on request.
+
+Written on raw JSON-RPC rather than the SDK on purpose: it must be able to send what no
+SDK would (unknown fields, malformed tools, endless cursors, garbage, crashes).
+
+    python replay.py TOOLS.json [--page-size N] [--fault MODE] [--barrier DIR:N]
+
+TOOLS.json holds a JSON array of tools, or {"tools": [...], "serverInfo": {...}}.
+Fault modes: exit-at-init, crash-on-list, hang-on-list, garbage, cursor-loop, endless-cursor,
+print-env (writes its environment to stderr, then exits during initialize).
+--barrier DIR:N: before answering tools/list, drop a file in DIR and wait until N files are there
+(proves that N servers are being locked at the same time, without timing anything).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+
+def send(message: dict[str, Any]) -> None:
+    sys.stdout.write(json.dumps(message) + "\n")
+    sys.stdout.flush()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("tools")
+    parser.add_argument("--page-size", type=int, default=0)
+    parser.add_argument("--fault", default="")
+    parser.add_argument("--barrier", default="")
+    parser.add_argument("--protocol", default="2025-11-25")
+    options = parser.parse_args()
+    data = json.loads(Path(options.tools).read_text(encoding="utf-8"))
+    tools: list[Any] = data["tools"] if isinstance(data, dict) else data
+    info = data.get("serverInfo", {"name": "replay", "version": "1.0.0"}) if isinstance(data, dict) else None
+    info = info or {"name": "replay", "version": "1.0.0"}
+    print(f"replay server: {len(tools)} tools, fault={options.fault or 'none'}", file=sys.stderr, flush=True)
+
+    for line in sys.stdin:
+        request = json.loads(line)
+        method, ident = request.get("method"), request.get("id")
+        if ident is None:
+            continue  # notifications
+        if method == "initialize":
+            if options.fault == "print-env":
+                print(json.dumps(dict(os.environ)), file=sys.stderr, flush=True)
+                sys.exit(3)
+            if options.fault == "exit-at-init":
+                print("fatal: cannot open database /nonexistent/db.sqlite", file=sys.stderr, flush=True)
+                sys.exit(3)
+            if options.fault == "garbage":
+                sys.stdout.write("Server started! Listening on stdio...\n")
+                sys.stdout.flush()
+            result = {"protocolVersion": options.protocol, "capabilities": {"tools": {}}, "serverInfo": info}
+            send({"jsonrpc": "2.0", "id": ident, "result": result})
+        elif method == "tools/list":
+            if options.barrier:
+                directory, count = options.barrier.rsplit(":", 1)
+                Path(directory, f"{os.getpid()}").touch()
+                while len(list(Path(directory).iterdir())) < int(count):
+                    time.sleep(0.05)
+            if options.fault == "crash-on-list":
+                print("Traceback (most recent call last):\nKeyError: 'tools'", file=sys.stderr, flush=True)
+                os._exit(1)
+            if options.fault == "hang-on-list":
+                time.sleep(3600)
+            cursor = (request.get("params") or {}).get("cursor")
+            start = int(cursor.lstrip("x")) if cursor and cursor.lstrip("x").isdigit() else 0
+            size = options.page_size or len(tools) or 1
+            result = {"tools": tools[start : start + size]}
+            if options.fault == "cursor-loop":
+                result["nextCursor"] = "page-2"
+            elif options.fault == "endless-cursor":
+                result = {"tools": tools[:1] if start == 0 else [], "nextCursor": f"x{start + 1}"}
+            elif start + size < len(tools):
+                result["nextCursor"] = str(start + size)
+            send({"jsonrpc": "2.0", "id": ident, "result": result})
+        else:
+            send({"jsonrpc": "2.0", "id": ident, "error": {"code": -32601, "message": f"Method not found: {method}"}})
+
+
+if __name__ == "__main__":
+    main()
