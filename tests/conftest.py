@@ -1,0 +1,153 @@
+"""Shared helpers: real servers, a real CLI in a subprocess, and configs written per test."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+SERVERS = REPO / "tests" / "servers"
+NODE_MODULES = REPO / "tests" / "node" / "node_modules"
+LOOPBACK = REPO.parent / "shared" / "tools" / "force-loopback.cjs"
+PY = sys.executable
+
+# Configs say `python`: like `make`, put this interpreter's directory first on PATH.
+os.environ["PATH"] = f"{Path(PY).parent}{os.pathsep}{os.environ.get('PATH', '')}"
+
+
+def node_server(package: str) -> Path:
+    """The entry point of a pinned npm server; in CI its absence fails, elsewhere it skips."""
+    entry = NODE_MODULES / "@modelcontextprotocol" / package / "dist" / "index.js"
+    if not entry.is_file():
+        message = f"{entry} is missing: run `make test` (npm ci in tests/node)"
+        if os.environ.get("CI") == "true":
+            pytest.fail(message)
+        pytest.skip(message)
+    return entry
+
+
+def toml_value(value: Any) -> str:
+    return json.dumps(value)  # JSON strings, lists and numbers are valid TOML values
+
+
+def write_config(directory: Path, servers: dict[str, dict[str, Any]], name: str = "mcpvend.toml") -> Path:
+    """An mcpvend.toml with one [servers.NAME] table per entry (values as JSON, valid TOML)."""
+    lines: list[str] = []
+    for server, settings in servers.items():
+        lines.append(f"[servers.{toml_value(server)}]")
+        for key, value in settings.items():
+            if isinstance(value, dict):
+                inner = ", ".join(f"{toml_value(k)} = {toml_value(v)}" for k, v in value.items())
+                lines.append(f"{key} = {{ {inner} }}")
+            else:
+                lines.append(f"{key} = {toml_value(value)}")
+        lines.append("")
+    path = directory / name
+    path.write_text("\n".join(lines), encoding="utf-8")
+    return path
+
+
+def replay(tools: Path, *extra: str, **settings: Any) -> dict[str, Any]:
+    """Settings for a replay server serving `tools` verbatim (see tests/servers/replay.py)."""
+    return {"command": PY, "args": [str(SERVERS / "replay.py"), str(tools), *extra], **settings}
+
+
+def demo(**settings: Any) -> dict[str, Any]:
+    return {"command": PY, "args": [str(SERVERS / "demo.py")], **settings}
+
+
+@dataclass
+class Run:
+    code: int
+    out: str
+    err: str
+
+
+def mcpvend(*args: str, cwd: Path, env: dict[str, str] | None = None, timeout: float = 120) -> Run:
+    """Run the real CLI in a child process, as a user or CI script would."""
+    proc = subprocess.run(
+        [PY, "-m", "generator", *args],
+        cwd=cwd,
+        env={**os.environ, **(env or {})},
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+    return Run(proc.returncode, proc.stdout, proc.stderr)
+
+
+def write_tools(path: Path, tools: list[dict[str, Any]]) -> Path:
+    path.write_text(json.dumps(tools), encoding="utf-8")
+    return path
+
+
+GOOD_TOOLS: list[dict[str, Any]] = [
+    {
+        "name": "search",
+        "title": "Search",
+        "description": "Search the index.",
+        "inputSchema": {"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"]},
+        "annotations": {"readOnlyHint": True},
+    },
+    {
+        "name": "delete",
+        "description": "Delete a document.",
+        "inputSchema": {"type": "object", "properties": {"id": {"type": "integer"}}},
+        "outputSchema": {"type": "object", "properties": {"ok": {"type": "boolean"}}},
+    },
+]
+
+
+@pytest.fixture
+def good_tools(tmp_path: Path) -> Path:
+    return write_tools(tmp_path / "tools.json", GOOD_TOOLS)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture(scope="session")
+def everything_http() -> Iterator[str]:
+    """server-everything in streamable-HTTP mode on a free loopback port; stopped by PID."""
+    entry = node_server("server-everything")
+    port = free_port()
+    proc = subprocess.Popen(
+        ["node", "--require", str(LOOPBACK), str(entry), "streamableHttp"],
+        env={**os.environ, "PORT": str(port)},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            if proc.poll() is not None:
+                pytest.fail(f"server-everything (HTTP) exited: {proc.stderr.read() if proc.stderr else ''}")
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                break
+            except OSError:
+                time.sleep(0.1)
+        else:
+            pytest.fail("server-everything (HTTP) did not start listening within 30 s")
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()

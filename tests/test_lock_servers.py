@@ -1,0 +1,142 @@
+"""`mcpvend lock` against real servers over real transports, in all three protocol eras."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+from conftest import PY, REPO, demo, mcpvend, node_server, write_config
+
+from generator import lockfile
+
+
+def locked(directory: Path, name: str) -> dict[str, Any]:
+    """A lockfile that must pass the same verification `generate` applies."""
+    return lockfile.read(directory / "lockfiles" / f"{name}.lock.json").document
+
+
+def tool_names(document: dict[str, Any]) -> list[str]:
+    return [entry["tool"]["name"] for entry in document["tools"]]
+
+
+def test_demo_server_lockfile_records_the_tools_as_served(tmp_path: Path) -> None:
+    write_config(tmp_path, {"demo": demo()})
+    run = mcpvend("lock", cwd=tmp_path)
+    assert run.code == 0, run.err
+    assert "locked  demo: 4 tools" in run.err
+    document = locked(tmp_path, "demo")
+    assert tool_names(document) == ["airports.find-by-code", "cancel_booking", "convert_temperature", "price_itinerary"]
+    assert document["protocolVersion"] == "2026-07-28"  # an mcp 2.x server: the server/discover era
+    assert document["server"]["info"] == {"name": "mcpvend-demo", "version": "1.0.0"}
+    assert document["server"]["instructions"].startswith("Plan trips")
+    price = document["tools"][3]["tool"]
+    assert price["outputSchema"]["properties"]["total"] == {
+        "description": "Total price for all travelers and legs.",
+        "title": "Total",
+        "type": "number",
+    }
+    assert "from" in price["inputSchema"]["$defs"]["Leg"]["properties"]
+    assert document["source"] == {"transport": "stdio", "command": PY, "args": demo()["args"], "env": []}
+
+
+def test_repo_lockfiles_match_the_live_example_servers() -> None:
+    """The committed golden lockfiles are what the pinned servers serve today, byte for byte."""
+    for package in ("server-everything", "server-filesystem"):
+        node_server(package)
+    run = mcpvend("lock", "--check", cwd=REPO)
+    assert run.code == 0, run.err
+    for name in ("demo", "time", "everything", "filesystem"):
+        assert f"up to date  {name}:" in run.err
+
+
+def test_locking_real_servers_twice_is_byte_identical(tmp_path: Path) -> None:
+    node_server("server-everything")
+    out = tmp_path / "locks"
+    first = mcpvend("--lockfiles", str(out), "lock", "demo", "time", "everything", cwd=REPO)
+    assert first.code == 0, first.err
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    assert sorted(before) == ["demo.lock.json", "everything.lock.json", "time.lock.json"]
+    second = mcpvend("--lockfiles", str(out), "lock", "demo", "time", "everything", cwd=REPO)
+    assert second.code == 0, second.err
+    assert second.err.count(" unchanged  ") == 3
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+
+
+def test_mcp_server_time_from_pypi_speaks_2026_07_28(tmp_path: Path) -> None:
+    write_config(tmp_path, {"time": {"command": PY, "args": ["-m", "mcp_server_time", "--local-timezone", "UTC"]}})
+    run = mcpvend("lock", cwd=tmp_path)
+    assert run.code == 0, run.err
+    document = locked(tmp_path, "time")
+    assert (document["protocolVersion"], document["server"]["info"]["name"]) == ("2026-07-28", "mcp-time")
+    assert tool_names(document) == ["convert_time", "get_current_time"]
+    assert all("outputSchema" in entry["tool"] for entry in document["tools"])
+
+
+def test_client_capabilities_change_server_everythings_tools_and_are_recorded(tmp_path: Path) -> None:
+    entry = str(node_server("server-everything"))
+    write_config(
+        tmp_path,
+        {
+            "plain": {"command": "node", "args": [entry, "stdio"]},
+            "capable": {"command": "node", "args": [entry, "stdio"], "capabilities": ["sampling", "elicitation", "roots"]},
+        },
+    )
+    run = mcpvend("lock", cwd=tmp_path)
+    assert run.code == 0, run.err
+    plain, capable = locked(tmp_path, "plain"), locked(tmp_path, "capable")
+    assert (len(plain["tools"]), len(capable["tools"])) == (13, 17)
+    assert plain["clientCapabilities"] == [] and capable["clientCapabilities"] == ["elicitation", "roots", "sampling"]
+    assert plain["protocolVersion"] == "2025-11-25"
+    echo = next(e["tool"] for e in plain["tools"] if e["tool"]["name"] == "echo")
+    assert echo["inputSchema"]["$schema"] == "http://json-schema.org/draft-07/schema#"  # kept as served
+
+
+def test_server_everything_over_streamable_http_matches_stdio(tmp_path: Path, everything_http: str) -> None:
+    entry = str(node_server("server-everything"))
+    write_config(
+        tmp_path,
+        {
+            "http": {"url": everything_http, "headers": {"X-Trace": "mcpvend-test"}},
+            "stdio": {"command": "node", "args": [entry, "stdio"]},
+        },
+    )
+    run = mcpvend("lock", cwd=tmp_path)
+    assert run.code == 0, run.err
+    http, stdio = locked(tmp_path, "http"), locked(tmp_path, "stdio")
+    assert http["source"] == {"transport": "http", "url": everything_http, "headers": ["X-Trace"]}
+    assert http["digest"] == stdio["digest"]  # same tools, byte for byte, whichever transport carried them
+
+
+def test_server_github_on_protocol_2024_11_05(tmp_path: Path) -> None:
+    entry = str(node_server("server-github"))
+    write_config(tmp_path, {"github": {"command": "node", "args": [entry]}})
+    run = mcpvend("lock", cwd=tmp_path)
+    assert run.code == 0, run.err
+    document = locked(tmp_path, "github")
+    assert document["protocolVersion"] == "2024-11-05"
+    assert "create_issue" in tool_names(document)
+
+
+def test_filesystem_server_with_include_and_exclude(tmp_path: Path) -> None:
+    entry = str(node_server("server-filesystem"))
+    shutil.copytree(REPO / "tests" / "fixtures" / "files", tmp_path / "files")
+    write_config(
+        tmp_path,
+        {"fs": {"command": "node", "args": [entry, "files"], "include": ["read_*", "list_*"], "exclude": ["*media*"]}},
+    )
+    run = mcpvend("lock", cwd=tmp_path)
+    assert run.code == 0, run.err
+    names = tool_names(locked(tmp_path, "fs"))
+    assert names and all(n.startswith(("read_", "list_")) and "media" not in n for n in names)
+    assert "read_text_file" in names and "write_file" not in names
+    assert str(tmp_path) not in (tmp_path / "lockfiles" / "fs.lock.json").read_text()
+
+
+def test_dot_mcp_json_config(tmp_path: Path) -> None:
+    config = tmp_path / "claude.json"
+    config.write_text(json.dumps({"mcpServers": {"demo": {"command": demo()["command"], "args": demo()["args"]}}}))
+    run = mcpvend("--config", str(config), "lock", cwd=tmp_path)
+    assert run.code == 0, run.err
+    assert len(locked(tmp_path, "demo")["tools"]) == 4
