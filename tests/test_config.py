@@ -26,7 +26,7 @@ def test_discovery_order_prefers_mcpvend_toml_then_pyproject_then_mcp_json(tmp_p
 def test_no_config_names_the_directory_and_the_files_looked_for(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match=r"no config found in .*mcpvend\.toml, pyproject\.toml, \.mcp\.json"):
         find_config(None, tmp_path)
-    with pytest.raises(ConfigError, match="missing.toml: config file not found"):
+    with pytest.raises(ConfigError, match=r"missing\.toml: config file not found"):
         find_config(tmp_path / "missing.toml", tmp_path)
 
 
@@ -63,7 +63,10 @@ headers = { Authorization = "Bearer ${TOKEN}" }
     assert files.wants("read_file") and not files.wants("read_secret") and not files.wants("write_file")
     target, secrets = files.target(tmp_path, {"ROOT": "/data", "TOKEN": "tok-12345"})
     assert target == StdioTarget(
-        command="node", args=("server.js", "/data"), env={"MODE": "fast", "TOKEN": "tok-12345"}, cwd=str(tmp_path / "sub")
+        command="node",
+        args=("server.js", "/data"),
+        env={"MODE": "fast", "TOKEN": "tok-12345"},
+        cwd=str(tmp_path / "sub"),
     )
     assert "tok-12345" in secrets and "fast" in secrets
     remote, secrets = config.servers["remote"].target(tmp_path, {"TOKEN": "tok-12345"})
@@ -123,7 +126,7 @@ def test_mcp_json_from_claude_cursor_and_vscode(tmp_path: Path) -> None:
         ('[servers.a]\nurl = "ftp://h"\n', r"server 'a': key 'url' must start with http"),
         ('[servers.a]\nurl = "https://h"\ncommand = "x"\n', r"server 'a': key 'command' does not apply to a HTTP"),
         ('[servers."../etc"]\ncommand = "x"\n', r"server '\.\./etc': a server name may use"),
-        ('servers = 3\n', r"'servers' must be a table"),
+        ("servers = 3\n", r"'servers' must be a table"),
         ('lockfile = "x"\n', r"unknown key 'lockfile'"),
         ('package = "not-an-identifier"\n', r"'package' must be a Python identifier"),
         ("[servers.a\n", r"invalid TOML"),

@@ -131,7 +131,9 @@ def test_check_with_a_failing_server_exits_2(tmp_path: Path, good_tools: Path) -
     assert not (tmp_path / "lockfiles").exists()
 
 
-def test_sentinel_secrets_appear_in_no_file_and_no_output(tmp_path: Path, good_tools: Path, everything_http: str) -> None:
+def test_sentinel_secrets_appear_in_no_file_and_no_output(
+    tmp_path: Path, good_tools: Path, everything_http: str
+) -> None:
     sentinel = "SENTINEL-5f3a9c1e-do-not-leak"
     env = {"MY_TOKEN": sentinel}
     write_config(

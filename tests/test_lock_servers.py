@@ -80,7 +80,11 @@ def test_client_capabilities_change_server_everythings_tools_and_are_recorded(tm
         tmp_path,
         {
             "plain": {"command": "node", "args": [entry, "stdio"]},
-            "capable": {"command": "node", "args": [entry, "stdio"], "capabilities": ["sampling", "elicitation", "roots"]},
+            "capable": {
+                "command": "node",
+                "args": [entry, "stdio"],
+                "capabilities": ["sampling", "elicitation", "roots"],
+            },
         },
     )
     run = mcpvend("lock", cwd=tmp_path)
