@@ -18,7 +18,7 @@ import pytest
 REPO = Path(__file__).resolve().parent.parent
 SERVERS = REPO / "tests" / "servers"
 NODE_MODULES = REPO / "tests" / "node" / "node_modules"
-LOOPBACK = REPO.parent / "shared" / "tools" / "force-loopback.cjs"
+LOOPBACK = REPO / "tests" / "node" / "force-loopback.cjs"  # copied from shared/tools
 PY = sys.executable
 
 # Configs say `python`: like `make`, put this interpreter's directory first on PATH.
