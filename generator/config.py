@@ -19,21 +19,23 @@ from generator.errors import ConfigError
 from generator.runtime.connection import (
     CAPABILITIES,
     PROTOCOLS,
+    VARIABLE,
     Capability,
     HttpTarget,
+    MissingVariable,
     Protocol,
     StdioTarget,
     Target,
+    interpolate,
 )
 
 CONFIG_NAMES = ("mcpvend.toml", "pyproject.toml", ".mcp.json")
 DEFAULT_TIMEOUT = 30.0
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
-_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 _STDIO_KEYS = {"command", "args", "env", "cwd"}
 _HTTP_KEYS = {"url", "headers"}
 _COMMON_KEYS = {"include", "exclude", "timeout", "capabilities", "protocol", "rename"}
-_TOP_KEYS = {"servers", "lockfiles", "output", "package"}
+_TOP_KEYS = {"servers", "lockfiles", "output"}
 # Keys other clients put in .mcp.json-style files that mean nothing to us.
 _FOREIGN_KEYS = {"type", "disabled", "autoApprove", "alwaysAllow", "description", "transportType", "envFile"}
 
@@ -71,7 +73,7 @@ class ServerConfig:
             value = _interpolate(text, environ, f"server '{self.name}': {key}")
             if secret:
                 secrets.add(value)
-            secrets.update(environ[m.group(1)] for m in _VAR.finditer(text) if m.group(1) in environ)
+            secrets.update(environ[m.group(1)] for m in VARIABLE.finditer(text) if m.group(1) in environ)
             return value
 
         if self.transport == "http":
@@ -108,7 +110,6 @@ class Config:
     servers: Mapping[str, ServerConfig]
     lockfiles: Path
     output: Path
-    package: str
 
     @property
     def base_dir(self) -> Path:
@@ -131,15 +132,10 @@ def _meaningful(values: set[str]) -> frozenset[str]:
 
 
 def _interpolate(text: str, environ: Mapping[str, str], where: str) -> str:
-    def one(match: re.Match[str]) -> str:
-        name, default = match.group(1), match.group(2)
-        if name in environ:
-            return environ[name]
-        if default is not None:
-            return default
-        raise ConfigError(f"{where} uses ${{{name}}}, which is not set in the environment")
-
-    return _VAR.sub(one, text)
+    try:
+        return interpolate(text, environ)
+    except MissingVariable as exc:
+        raise ConfigError(f"{where} uses ${{{exc.args[0]}}}, which is not set in the environment") from None
 
 
 def find_config(explicit: Path | None, cwd: Path) -> Path:
@@ -181,15 +177,11 @@ def load_config(path: Path, *, lockfiles: Path | None = None, output: Path | Non
         name: _server(path, name, raw, foreign=path.suffix == ".json") for name, raw in sorted(servers_table.items())
     }
     base = path.parent
-    package = _string(path, "", "package", table.get("package", "generated"))
-    if not package.isidentifier():
-        raise ConfigError(f"{path}: 'package' must be a Python identifier, not {package!r}")
     return Config(
         path=path,
         servers=servers,
         lockfiles=lockfiles or base / _string(path, "", "lockfiles", table.get("lockfiles", "lockfiles")),
         output=output or base / _string(path, "", "output", table.get("output", "generated")),
-        package=package,
     )
 
 

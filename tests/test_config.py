@@ -36,7 +36,6 @@ def test_native_config_reads_every_setting(tmp_path: Path) -> None:
         """
 lockfiles = "locks"
 output = "out"
-package = "vendored"
 
 [servers.files]
 command = "node"
@@ -56,7 +55,6 @@ headers = { Authorization = "Bearer ${TOKEN}" }
     )
     config = load_config(path)
     assert config.lockfiles == tmp_path / "locks" and config.output == tmp_path / "out"
-    assert config.package == "vendored"
     files = config.servers["files"]
     assert (files.transport, files.timeout, files.protocol) == ("stdio", 12.5, "legacy")
     assert files.capabilities == ("roots", "sampling")
@@ -128,7 +126,6 @@ def test_mcp_json_from_claude_cursor_and_vscode(tmp_path: Path) -> None:
         ('[servers."../etc"]\ncommand = "x"\n', r"server '\.\./etc': a server name may use"),
         ("servers = 3\n", r"'servers' must be a table"),
         ('lockfile = "x"\n', r"unknown key 'lockfile'"),
-        ('package = "not-an-identifier"\n', r"'package' must be a Python identifier"),
         ("[servers.a\n", r"invalid TOML"),
     ],
 )

@@ -7,6 +7,7 @@ it must import nothing but `mcp` (and what `mcp` brings).
 from __future__ import annotations
 
 import copy
+import re
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -25,6 +26,25 @@ CAPABILITIES: tuple[Capability, ...] = ("elicitation", "roots", "sampling")
 Protocol = Literal["auto", "legacy", "2026-07-28"]
 PROTOCOLS: tuple[Protocol, ...] = ("auto", "legacy", "2026-07-28")
 CLIENT_INFO = types.Implementation(name="mcpvend", version="0")
+VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+
+
+class MissingVariable(KeyError):
+    """A `${VAR}` with no default names a variable the environment lacks."""
+
+
+def interpolate(text: str, environ: Mapping[str, str]) -> str:
+    """Expand `${VAR}` and `${VAR:-default}`; a missing variable without a default raises MissingVariable."""
+
+    def one(match: re.Match[str]) -> str:
+        name, default = match.group(1), match.group(2)
+        if name in environ:
+            return environ[name]
+        if default is not None:
+            return default
+        raise MissingVariable(name)
+
+    return VARIABLE.sub(one, text)
 
 
 @dataclass(frozen=True)
