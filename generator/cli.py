@@ -75,3 +75,31 @@ def lock(options: Options, servers: tuple[str, ...], check: bool) -> None:
     except MCPVendError as exc:
         _fail(exc)
     sys.exit(exit_code(outcomes))
+
+
+@main.command()
+@click.option("--check", is_flag=True, help="Exit 1 and list what differs if the output is stale; write nothing.")
+@click.pass_obj
+def generate(options: Options, check: bool) -> None:
+    """Generate the typed package from lockfiles (offline: no server is started)."""
+    from generator.generate import generate as run_generate
+
+    try:
+        report = run_generate(_load(options), check=check)
+    except MCPVendError as exc:
+        _fail(exc)
+    where = _relative(report.output)
+    if report.status == "stale":
+        click.echo(f"{where} is stale; run `mcpvend generate`:", err=True)
+        for line in report.stale:
+            click.echo(f"  {line}", err=True)
+        sys.exit(1)
+    verb = "generated" if report.status == "generated" else "up to date:"
+    click.echo(f"{verb} {where} ({report.servers} servers, {report.tools} tools)", err=True)
+
+
+def _relative(path: Path) -> str:
+    try:
+        return str(path.relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)

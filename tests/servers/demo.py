@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Annotated, Literal
 
 from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 from pydantic import BaseModel, Field
 
@@ -90,7 +91,7 @@ def price_itinerary(
 def find_airport(code: Annotated[str, Field(pattern="^[A-Z]{3}$", description="IATA code, e.g. CDG.")]) -> str:
     """Look up an airport by its three-letter IATA code."""
     if code not in AIRPORTS:
-        raise ValueError(f"unknown airport code {code}")
+        raise ToolError(f"unknown airport code {code}")
     name, country = AIRPORTS[code]
     return f"{code}: {name} ({country})"
 

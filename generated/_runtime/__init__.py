@@ -1,0 +1,1 @@
+# Part of the mcpvend runtime, vendored by `mcpvend generate`. Do not edit.

@@ -1,0 +1,244 @@
+# Part of the mcpvend runtime, vendored by `mcpvend generate`. Do not edit.
+"""Open an MCP client over stdio or streamable HTTP.
+
+Lives in the runtime because generated packages connect the same way `mcpvend lock` does;
+it must import nothing but `mcp` (and what `mcp` brings).
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from types import TracebackType
+from typing import Any, Literal, TextIO
+
+import httpx2
+import mcp_types as types
+from mcp import Client, StdioServerParameters, stdio_client
+from mcp.client._transport import ReadStream, TransportStreams, WriteStream
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.message import SessionMessage
+
+Capability = Literal["elicitation", "roots", "sampling"]
+CAPABILITIES: tuple[Capability, ...] = ("elicitation", "roots", "sampling")
+Protocol = Literal["auto", "legacy", "2026-07-28"]
+PROTOCOLS: tuple[Protocol, ...] = ("auto", "legacy", "2026-07-28")
+CLIENT_INFO = types.Implementation(name="mcpvend", version="0")
+VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+
+
+class MissingVariable(KeyError):
+    """A `${VAR}` with no default names a variable the environment lacks."""
+
+
+def interpolate(text: str, environ: Mapping[str, str]) -> str:
+    """Expand `${VAR}` and `${VAR:-default}`; a missing variable without a default raises MissingVariable."""
+
+    def one(match: re.Match[str]) -> str:
+        name, default = match.group(1), match.group(2)
+        if name in environ:
+            return environ[name]
+        if default is not None:
+            return default
+        raise MissingVariable(name)
+
+    return VARIABLE.sub(one, text)
+
+
+@dataclass(frozen=True)
+class StdioTarget:
+    """A server started as a child process, with every value already interpolated."""
+
+    command: str
+    args: tuple[str, ...] = ()
+    env: Mapping[str, str] = field(default_factory=dict)
+    cwd: str | None = None
+
+
+@dataclass(frozen=True)
+class HttpTarget:
+    """A streamable-HTTP endpoint, with every value already interpolated."""
+
+    url: str
+    headers: Mapping[str, str] = field(default_factory=dict)
+
+
+Target = StdioTarget | HttpTarget
+
+
+class WireTap:
+    """Keeps the raw JSON-RPC results that the SDK's models would trim.
+
+    The SDK drops unknown keys and rejects a whole `tools/list` page for one bad tool;
+    a lockfile must record what the server actually sent, so we read it off the streams.
+    """
+
+    def __init__(self, on_garbage: Callable[[Exception], None] | None = None) -> None:
+        self._pending: dict[int | str, str] = {}
+        self._results: dict[str, dict[str, Any]] = {}
+        self._on_garbage = on_garbage
+
+    def take(self, method: str) -> dict[str, Any] | None:
+        """The newest raw result for `method`, removed so a later call cannot see a stale one."""
+        return self._results.pop(method, None)
+
+    def wrap(self, streams: TransportStreams) -> TransportStreams:
+        read, write = streams
+        return _TapRead(read, self), _TapWrite(write, self)
+
+    def _sent(self, item: SessionMessage) -> None:
+        message = item.message
+        if isinstance(message, types.JSONRPCRequest):
+            self._pending[message.id] = message.method
+
+    def _received(self, item: SessionMessage | Exception) -> None:
+        if isinstance(item, Exception):
+            if self._on_garbage is not None:
+                self._on_garbage(item)
+            return
+        message = item.message
+        if isinstance(message, types.JSONRPCResponse | types.JSONRPCError):
+            method = (
+                self._pending.pop(message.id, None) if message.id is not None else None
+            )
+            if method is not None and isinstance(message, types.JSONRPCResponse):
+                self._results[method] = copy.deepcopy(message.result)
+
+
+class _TapRead:
+    def __init__(
+        self, inner: ReadStream[SessionMessage | Exception], tap: WireTap
+    ) -> None:
+        self._inner = inner
+        self._tap = tap
+
+    async def receive(self) -> SessionMessage | Exception:
+        item = await self._inner.receive()
+        self._tap._received(item)
+        return item
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    def __aiter__(self) -> _TapRead:
+        return self
+
+    async def __anext__(self) -> SessionMessage | Exception:
+        item = await self._inner.__anext__()
+        self._tap._received(item)
+        return item
+
+    async def __aenter__(self) -> _TapRead:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> bool | None:
+        await self.aclose()
+        return None
+
+
+class _TapWrite:
+    def __init__(self, inner: WriteStream[SessionMessage], tap: WireTap) -> None:
+        self._inner = inner
+        self._tap = tap
+
+    async def send(self, item: SessionMessage, /) -> None:
+        self._tap._sent(item)
+        await self._inner.send(item)
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    async def __aenter__(self) -> _TapWrite:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> bool | None:
+        await self.aclose()
+        return None
+
+
+async def _refuse_sampling(
+    context: Any, params: types.CreateMessageRequestParams
+) -> types.ErrorData:
+    return types.ErrorData(
+        code=types.INVALID_REQUEST, message="this client does not sample"
+    )
+
+
+async def _decline_elicitation(context: Any, params: Any) -> types.ElicitResult:
+    return types.ElicitResult(action="decline")
+
+
+async def _no_roots(context: Any) -> types.ListRootsResult:
+    return types.ListRootsResult(roots=[])
+
+
+@asynccontextmanager
+async def _transport(
+    target: Target, errlog: TextIO | None, tap: WireTap | None
+) -> AsyncIterator[TransportStreams]:
+    if isinstance(target, StdioTarget):
+        params = StdioServerParameters(
+            command=target.command,
+            args=list(target.args),
+            env=dict(target.env) or None,
+            cwd=target.cwd,
+        )
+        opened = (
+            stdio_client(params, errlog=errlog)
+            if errlog is not None
+            else stdio_client(params)
+        )
+        async with opened as streams:
+            yield tap.wrap(streams) if tap else streams
+    else:
+        timeout = httpx2.Timeout(30.0, read=300.0)
+        async with (
+            httpx2.AsyncClient(headers=dict(target.headers), timeout=timeout) as http,
+            streamable_http_client(target.url, http_client=http) as streams,
+        ):
+            yield tap.wrap(streams) if tap else streams
+
+
+@asynccontextmanager
+async def open_client(
+    target: Target,
+    *,
+    capabilities: Sequence[Capability] = (),
+    protocol: Protocol = "auto",
+    read_timeout: float | None = None,
+    errlog: TextIO | None = None,
+    tap: WireTap | None = None,
+) -> AsyncIterator[Client]:
+    """A connected, initialized client; the server is stopped when the block ends.
+
+    A capability is advertised only by passing its callback, so `capabilities` decides which
+    callbacks exist; they answer politely without doing anything, since neither locking nor
+    the runtime samples, elicits or exposes roots.
+    """
+    client = Client(
+        _transport(target, errlog, tap),
+        mode=protocol,
+        cache=None,
+        read_timeout_seconds=read_timeout,
+        client_info=CLIENT_INFO,
+        sampling_callback=_refuse_sampling if "sampling" in capabilities else None,
+        elicitation_callback=(
+            _decline_elicitation if "elicitation" in capabilities else None
+        ),
+        list_roots_callback=_no_roots if "roots" in capabilities else None,
+    )
+    async with client:
+        yield client

@@ -1,0 +1,136 @@
+"""Pydantic v2 models for one server's tools, from datamodel-code-generator, in one call.
+
+The generator makes every type decision; the wrappers then read the fields of each tool's
+input model back from the generated source (with `ast`), so that a wrapper's parameters are
+exactly its model's fields and no JSON Schema is interpreted twice.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from generator import naming
+from generator.errors import MCPVendError
+from generator.schemas import for_codegen, property_names
+
+
+@dataclass(frozen=True)
+class Field:
+    """One field of a generated model, as source text ready for a function signature."""
+
+    name: str
+    annotation: str
+    default: str | None  # source of the default value; None when the field is required
+
+    @property
+    def required(self) -> bool:
+        return self.default is None
+
+
+@dataclass(frozen=True)
+class Models:
+    source: str
+    fields: dict[str, tuple[Field, ...]]  # by class name, for the classes of each tool's Input
+    roots: frozenset[str]  # classes that are RootModels
+    classes: frozenset[str]  # every class the module defines
+    imports: dict[str, str]  # name -> module, for every name the module imports
+
+    def is_root(self, name: str) -> bool:
+        return name in self.roots
+
+    def input_class(self, stem: str) -> str:
+        return f"{stem}Input"
+
+    def output_class(self, stem: str) -> str:
+        return f"{stem}Output"
+
+
+def generate_models(tools: Sequence[tuple[str, dict[str, Any]]], header: str) -> Models:
+    """Models for `(class stem, tool as served)` pairs; one generator call for the whole server."""
+    from datamodel_code_generator import DataModelType, InputFileType, PythonVersion, generate
+    from datamodel_code_generator.enums import NamingStrategy
+    from datamodel_code_generator.format import Formatter
+
+    documents: list[dict[str, Any]] = []
+    aliases: dict[str, str] = {}
+    for stem, tool in tools:
+        document: dict[str, Any] = {"name": stem, "inputSchema": for_codegen(tool["inputSchema"])}
+        if isinstance(tool.get("outputSchema"), dict):
+            document["outputSchema"] = for_codegen(tool["outputSchema"])
+        for schema in (tool["inputSchema"], tool.get("outputSchema")):
+            for prop in property_names(schema):
+                if (alias := naming.field_alias(prop)) is not None:
+                    aliases[prop] = alias
+        documents.append(document)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # dangling refs and the like become `Any`, which is still correct
+        try:
+            source = generate(
+                json.dumps(documents, sort_keys=True),
+                input_file_type=InputFileType.MCPTools,
+                output_model_type=DataModelType.PydanticV2BaseModel,
+                target_python_version=PythonVersion.PY_311,
+                naming_strategy=NamingStrategy.FullPath,  # nested names carry their tool's prefix: stable
+                custom_file_header=header,
+                disable_timestamp=True,
+                formatters=[Formatter.ISORT],
+                use_annotated=True,
+                field_constraints=True,
+                snake_case_field=True,
+                allow_population_by_field_name=True,
+                enum_field_as_literal="all",
+                use_standard_collections=True,
+                use_union_operator=True,
+                aliases=dict(sorted(aliases.items())),
+            )
+        except Exception as exc:
+            raise MCPVendError(f"datamodel-code-generator failed: {type(exc).__name__}: {exc}") from exc
+    if not isinstance(source, str):
+        raise MCPVendError("datamodel-code-generator returned several modules where one was expected")
+    return _read(source, wanted={f"{stem}Input" for stem, _ in tools})
+
+
+def _read(source: str, wanted: set[str]) -> Models:
+    """What the wrappers need to know about the generated module."""
+    fields: dict[str, tuple[Field, ...]] = {}
+    roots: set[str] = set()
+    classes: set[str] = set()
+    imports: dict[str, str] = {}
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            imports.update({alias.asname or alias.name: node.module for alias in node.names})
+        if not isinstance(node, ast.ClassDef):
+            continue
+        classes.add(node.name)
+        if any(ast.unparse(base).startswith("RootModel") for base in node.bases):
+            roots.add(node.name)
+        if node.name in wanted:
+            fields[node.name] = tuple(_field(item) for item in node.body if isinstance(item, ast.AnnAssign))
+    missing = wanted - fields.keys()
+    if missing:
+        raise MCPVendError(f"datamodel-code-generator produced no class {sorted(missing)[0]}")
+    imports.pop("annotations", None)  # from __future__
+    return Models(source, fields, frozenset(roots), frozenset(classes), imports)
+
+
+def _field(node: ast.AnnAssign) -> Field:
+    assert isinstance(node.target, ast.Name)
+    annotation = node.annotation
+    if isinstance(annotation, ast.Subscript) and ast.unparse(annotation.value) == "Annotated":
+        assert isinstance(annotation.slice, ast.Tuple)
+        annotation = annotation.slice.elts[0]
+    default = None if node.value is None else ast.unparse(node.value)
+    if default is None and _has_default_factory(node.annotation):
+        default = "..."  # not a literal: the signature will offer None and the model fills it in
+    return Field(name=node.target.id, annotation=ast.unparse(annotation), default=default)
+
+
+def _has_default_factory(annotation: ast.expr) -> bool:
+    return any(
+        isinstance(node, ast.keyword) and node.arg in ("default", "default_factory") for node in ast.walk(annotation)
+    )

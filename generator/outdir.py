@@ -1,0 +1,81 @@
+"""Replace a whole output directory in one step: readers see the old tree or the new one."""
+
+from __future__ import annotations
+
+import ctypes
+import errno
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+from generator.errors import MCPVendError
+
+STATE = ".mcpvend.json"  # marks a directory as ours, and records what generated it
+_AT_FDCWD = -100
+_RENAME_EXCHANGE = 2
+
+
+def tree_files(root: Path) -> Iterator[str]:
+    """Files under `root` as posix paths, without the caches Python leaves behind."""
+    for path in sorted(root.rglob("*")):
+        if path.is_file() and "__pycache__" not in path.parts and path.suffix != ".pyc":
+            yield path.relative_to(root).as_posix()
+
+
+def replace_tree(output: Path, files: dict[str, str]) -> None:
+    """Write `files` into a fresh directory beside `output`, then swap it in atomically."""
+    parent = output.parent
+    parent.mkdir(parents=True, exist_ok=True)
+    if output.exists() and any(output.iterdir()) and not (output / STATE).is_file():
+        raise MCPVendError(f"{output}: not replaced, it holds files mcpvend did not generate (no {STATE})")
+    _clean_leftovers(parent, output.name)
+    staging = Path(tempfile.mkdtemp(prefix=f".{output.name}.mcpvend-", dir=parent))
+    try:
+        os.chmod(staging, 0o777 & ~_umask())
+        for relative, text in files.items():
+            path = staging / relative
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8", newline="\n")
+        if output.exists():
+            _exchange(staging, output)  # `staging` now holds the old tree
+            shutil.rmtree(staging)
+        else:
+            os.rename(staging, output)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+
+
+def _exchange(new: Path, old: Path) -> None:
+    """Swap two directories with one renameat2(RENAME_EXCHANGE) system call (Linux 3.15+)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    renameat2 = getattr(libc, "renameat2", None)
+    if renameat2 is not None:
+        result = renameat2(_AT_FDCWD, os.fsencode(new), _AT_FDCWD, os.fsencode(old), _RENAME_EXCHANGE)
+        if result == 0:
+            return
+        code = ctypes.get_errno()
+        if code not in (errno.ENOSYS, errno.EINVAL, errno.EOPNOTSUPP):
+            raise OSError(code, f"cannot swap in {old}: {os.strerror(code)}")
+    # No atomic exchange here: two renames, and a backup a later run restores if we die between them.
+    backup = old.with_name(f".{old.name}.mcpvend-backup")
+    os.rename(old, backup)
+    os.rename(new, old)
+    os.rename(backup, new)
+
+
+def _clean_leftovers(parent: Path, name: str) -> None:
+    """Remove what a killed run left: staging trees, and restore a backup if the swap was cut short."""
+    backup = parent / f".{name}.mcpvend-backup"
+    if backup.is_dir() and not (parent / name).exists():
+        os.rename(backup, parent / name)
+    for leftover in parent.glob(f".{name}.mcpvend-*"):
+        shutil.rmtree(leftover, ignore_errors=True)
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask

@@ -1,0 +1,184 @@
+"""Everything the templates print, decided before any template runs: names, types, literals."""
+
+from __future__ import annotations
+
+import ast
+import re
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from generator.models import Field, Models
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    annotation: str
+    default: str | None  # None: required
+
+    def source(self) -> str:
+        return f"{self.name}: {self.annotation}" + ("" if self.default is None else f" = {self.default}")
+
+
+@dataclass(frozen=True)
+class ToolPlan:
+    """One wrapper method."""
+
+    wire_name: str
+    method: str
+    stem: str
+    input_class: str
+    output_class: str | None
+    root_input: str | None  # the root type when the input model is a RootModel
+    params: tuple[Param, ...]
+    docstring: str | None  # a Python string literal whose value is the reviewed description
+
+    @property
+    def wire_literal(self) -> str:
+        return repr(self.wire_name)
+
+    @property
+    def returns(self) -> str:
+        return self.output_class or "ToolResult"
+
+    @property
+    def keyword_signature(self) -> str:
+        """The keyword-only part of the signature: required parameters first."""
+        ordered = [p for p in self.params if p.default is None] + [p for p in self.params if p.default is not None]
+        return ", ".join(["*", *(p.source() for p in ordered)]) if ordered else ""
+
+    @property
+    def classes(self) -> list[str]:
+        return [self.input_class] + ([self.output_class] if self.output_class else [])
+
+
+def tool_plans(
+    tools: list[dict[str, Any]], methods: Mapping[str, str], stems: Mapping[str, str], models: Models
+) -> list[ToolPlan]:
+    """The wrapper of each tool; `methods` and `stems` come from `naming`, by wire name."""
+    plans = []
+    for tool in tools:
+        stem = stems[tool["name"]]
+        input_class = models.input_class(stem)
+        fields = models.fields[input_class]
+        root = fields[0].annotation if models.is_root(input_class) else None
+        description = tool.get("description")
+        plans.append(
+            ToolPlan(
+                wire_name=tool["name"],
+                method=methods[tool["name"]],
+                stem=stem,
+                input_class=input_class,
+                output_class=models.output_class(stem) if isinstance(tool.get("outputSchema"), dict) else None,
+                root_input=root,
+                params=() if root else tuple(_param(f) for f in fields),
+                docstring=docstring_literal(description) if isinstance(description, str) and description else None,
+            )
+        )
+    return plans
+
+
+# What the wrapper module's template uses whatever the tools are.
+_TEMPLATE_IMPORTS = {
+    "collections.abc": {"Mapping"},
+    "contextlib": {"AbstractAsyncContextManager"},
+    "typing": {"Any"},
+}
+
+
+def import_lines(plans: list[ToolPlan], models: Models) -> list[list[str]]:
+    """The import groups (standard library, third party) the wrapper module needs, sorted like isort."""
+    used = set().union(*(_names(plan) for plan in plans))
+    by_module: dict[str, set[str]] = {module: set(names) for module, names in _TEMPLATE_IMPORTS.items()}
+    if any(plan.root_input is None for plan in plans):
+        by_module["typing"].add("overload")
+    for name in used - models.classes:
+        if name in models.imports:
+            by_module.setdefault(models.imports[name], set()).add(name)
+    groups: list[list[str]] = [[], []]
+    for module in sorted(by_module):
+        group = groups[0] if module.split(".")[0] in sys.stdlib_module_names else groups[1]
+        group.append(f"from {module} import {', '.join(sorted(by_module[module]))}")
+    return groups
+
+
+def runtime_imports(plans: list[ToolPlan]) -> list[str]:
+    """What the wrapper module imports from the vendored runtime."""
+    return sorted({"ToolsBase", "open_tools"} | ({"ToolResult"} if any(not p.output_class for p in plans) else set()))
+
+
+def model_imports(plans: list[ToolPlan], models: Models) -> list[str]:
+    """The classes the wrapper module imports from `.models`, sorted."""
+    names = {c for plan in plans for c in plan.classes}
+    names |= set().union(*(_names(plan) for plan in plans)) & models.classes
+    return sorted(names)
+
+
+def _names(plan: ToolPlan) -> set[str]:
+    """Every name the signature of a wrapper mentions."""
+    texts = [p.annotation for p in plan.params] + ([plan.root_input] if plan.root_input else [])
+    return {n.id for text in texts for n in ast.walk(ast.parse(text, mode="eval")) if isinstance(n, ast.Name)}
+
+
+def _param(field: Field) -> Param:
+    """A signature parameter for a model field; a default that is not an immutable literal becomes None.
+
+    A mutable default in a signature would be shared between calls; passing None instead leaves
+    the key out of the call, and the model applies its own default.
+    """
+    if field.default is None or _immutable_literal(field.default):
+        return Param(field.name, field.annotation, field.default)
+    return Param(field.name, _optional(field.annotation), "None")
+
+
+def _immutable_literal(source: str) -> bool:
+    try:
+        value = ast.literal_eval(source)
+    except (ValueError, SyntaxError):
+        return False
+    return _immutable(value)
+
+
+def _immutable(value: object) -> bool:
+    if isinstance(value, tuple):
+        return all(_immutable(v) for v in value)
+    return value is None or isinstance(value, str | bytes | int | float | complex | bool)
+
+
+def _optional(annotation: str) -> str:
+    node = ast.parse(annotation, mode="eval").body
+    members: list[ast.expr] = []
+    while isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+        members.append(node.right)
+        node = node.left
+    members.append(node)
+    has_none = any(isinstance(m, ast.Constant) and m.value is None for m in members)
+    return annotation if has_none else f"{annotation} | None"
+
+
+_ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def docstring_literal(text: str) -> str:
+    """A one-line triple-quoted literal whose value is exactly `text`, whatever it holds.
+
+    Everything that could end the literal, be invisible in review, or be changed by black's
+    docstring handling (line breaks, leading and trailing blanks) is written as an escape.
+    """
+    out = []
+    for char in text:
+        if char in _ESCAPES:
+            out.append(_ESCAPES[char])
+        elif char == " " or char.isprintable():
+            out.append(char)
+        elif ord(char) < 0x100:
+            out.append(f"\\x{ord(char):02x}")
+        elif ord(char) < 0x10000:
+            out.append(f"\\u{ord(char):04x}")
+        else:
+            out.append(f"\\U{ord(char):08x}")
+    body = "".join(out)
+    body = re.sub(r"^ +| +$", lambda m: "\\x20" * len(m.group()), body)
+    return f'"""{body}"""'

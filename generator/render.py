@@ -1,0 +1,48 @@
+"""Jinja2 templates in, black-formatted Python out; templates only print what the plan decided."""
+
+from __future__ import annotations
+
+from functools import cache
+from importlib import resources
+from importlib.resources.abc import Traversable
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+
+def _templates() -> Traversable:
+    """The repository's `templates/` in a source checkout; the copy packaged as `generator.templates` in a wheel."""
+    source_tree = Path(__file__).resolve().parent.parent / "templates"
+    return source_tree if source_tree.is_dir() else resources.files("generator.templates")
+
+
+@cache
+def _environment() -> jinja2.Environment:
+    templates = _templates()
+    return jinja2.Environment(
+        loader=jinja2.FunctionLoader(lambda name: templates.joinpath(name).read_text(encoding="utf-8")),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        autoescape=False,  # the output is Python, not HTML; every value is escaped before rendering
+    )
+
+
+def render(template: str, **context: Any) -> str:
+    return _environment().get_template(template).render(**context)
+
+
+def black_format(source: str) -> str:
+    import black
+
+    return black.format_str(source, mode=black.Mode(target_versions={black.TargetVersion.PY311}))
+
+
+def template_sources() -> dict[str, str]:
+    """Every template's text, for the fingerprint that lets `generate --check` skip work."""
+    templates = _templates()
+    return {
+        entry.name: entry.read_text(encoding="utf-8") for entry in templates.iterdir() if entry.name.endswith(".jinja")
+    }

@@ -1,0 +1,131 @@
+"""What generated wrappers stand on: call a tool, validate in and out, type the result."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import Any, Protocol, TypeVar
+
+import mcp_types as types
+from pydantic import BaseModel, RootModel
+
+from .connection import open_client
+from .manifest import load_manifest
+
+ContentBlock = types.TextContent | types.ImageContent | types.AudioContent | types.ResourceLink | types.EmbeddedResource
+OutputT = TypeVar("OutputT", bound=BaseModel)
+ToolsT = TypeVar("ToolsT", bound="ToolsBase")
+
+
+class SupportsCallTool(Protocol):
+    """A `mcp.Client` or `mcp.ClientSession`: anything that can run `tools/call`."""
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any] | None = None, read_timeout_seconds: float | None = None
+    ) -> Any: ...
+
+
+def _text(content: list[ContentBlock]) -> str:
+    return "\n".join(block.text for block in content if isinstance(block, types.TextContent))
+
+
+class ToolError(Exception):
+    """The server ran the tool and reported a failure (`isError`); `content` says what it said."""
+
+    def __init__(self, tool: str, content: list[ContentBlock], message: str | None = None) -> None:
+        self.tool = tool
+        self.content = content
+        super().__init__(f"tool '{tool}' failed: {message or _text(content) or 'no details given'}")
+
+    @property
+    def text(self) -> str:
+        return _text(self.content)
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    """The result of a tool without an output schema: its content blocks, typed."""
+
+    content: list[ContentBlock]
+    structured: Any = None
+
+    @property
+    def text(self) -> str:
+        """The text blocks joined by newlines (images, audio and resources left out)."""
+        return _text(self.content)
+
+
+class ToolsBase:
+    """Base of every generated `Tools` class: holds a session and runs the calls."""
+
+    def __init__(self, session: SupportsCallTool, *, timeout: float | None = None) -> None:
+        self.session = session
+        self.timeout = timeout
+
+    async def call_structured(
+        self,
+        name: str,
+        input_model: type[BaseModel],
+        output_model: type[OutputT],
+        arguments: object,
+        kwargs: Mapping[str, Any],
+    ) -> OutputT:
+        result = await self._call(name, input_model, arguments, kwargs)
+        if result.structured_content is None:
+            raise ToolError(name, result.content, "the server sent no structuredContent for a tool with outputSchema")
+        return output_model.model_validate(result.structured_content)
+
+    async def call_content(
+        self, name: str, input_model: type[BaseModel], arguments: object, kwargs: Mapping[str, Any]
+    ) -> ToolResult:
+        result = await self._call(name, input_model, arguments, kwargs)
+        return ToolResult(content=list(result.content), structured=result.structured_content)
+
+    async def _call(
+        self, name: str, input_model: type[BaseModel], arguments: object, kwargs: Mapping[str, Any]
+    ) -> types.CallToolResult:
+        model = _input(input_model, arguments, kwargs)
+        payload = model.model_dump(mode="json", by_alias=True, exclude_unset=True)
+        result = await self.session.call_tool(name, payload, self.timeout)
+        if not isinstance(result, types.CallToolResult):
+            raise ToolError(name, [], f"unexpected result type {type(result).__name__}")
+        if result.is_error:
+            raise ToolError(name, list(result.content))
+        return result
+
+
+def _input(model: type[BaseModel], arguments: object, kwargs: Mapping[str, Any]) -> BaseModel:
+    """The validated input: a model instance as given, or one built from keyword arguments.
+
+    An optional parameter left at None is not sent, so the server applies its own default.
+    """
+    if arguments is not None:
+        if kwargs:
+            raise TypeError("pass either an input model or keyword arguments, not both")
+        return arguments if isinstance(arguments, model) else model.model_validate(arguments)
+    if issubclass(model, RootModel):
+        return model.model_validate(dict(kwargs))
+    fields = model.model_fields
+    unknown = sorted(kwargs.keys() - fields.keys())
+    if unknown:
+        raise TypeError(f"unexpected keyword argument {unknown[0]!r}")
+    present = {k: v for k, v in kwargs.items() if v is not None or fields[k].is_required()}
+    return model.model_validate(present)
+
+
+@asynccontextmanager
+async def open_tools(
+    cls: type[ToolsT],
+    package: str,
+    *,
+    env: Mapping[str, str] | None = None,
+    headers: Mapping[str, str] | None = None,
+    cwd: str | None = None,
+    timeout: float | None = None,
+) -> AsyncIterator[ToolsT]:
+    """Start (or reach) the locked server of a generated package, and close it afterwards."""
+    manifest = load_manifest(package)
+    target = manifest.target(env=env, headers=headers, cwd=cwd)
+    async with open_client(target, capabilities=manifest.capabilities, read_timeout=timeout) as client:
+        yield cls(client, timeout=timeout)

@@ -1,0 +1,149 @@
+"""Copies of tool schemas shaped for datamodel-code-generator; the served schemas stay untouched.
+
+Two things in real schemas make the generator emit wrong or untyped code, and both are fixed
+here on a copy, without changing what a valid instance is:
+- a `$ref` to a pointer outside `$defs` (`#/properties/a/items`): the MCP input mode moves every
+  schema under `$defs`, so such a pointer dangles and becomes `Any`. The target is copied into
+  `$defs` and the reference pointed there.
+- `"default": null` on a type that does not admit null: it would be emitted as `x: float = None`;
+  and a `format` beside a `default`: the default stays a string (`x: AnyUrl = "https://…"`).
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from collections.abc import Iterator
+from typing import Any
+from urllib.parse import unquote
+
+_SCHEMA_MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
+_SCHEMA_LISTS = ("allOf", "anyOf", "oneOf", "prefixItems")
+_SCHEMA_VALUES = (
+    "items",
+    "additionalProperties",
+    "additionalItems",
+    "unevaluatedProperties",
+    "unevaluatedItems",
+    "contains",
+    "propertyNames",
+    "not",
+    "if",
+    "then",
+    "else",
+)
+_DEFINITIONS = ("$defs", "definitions")
+
+
+def subschemas(schema: Any) -> Iterator[dict[str, Any]]:
+    """Every schema object inside `schema`, itself included, depth first."""
+    if not isinstance(schema, dict):
+        return
+    yield schema
+    for key in _SCHEMA_MAPS:
+        if isinstance(children := schema.get(key), dict):
+            for child in children.values():
+                yield from subschemas(child)
+    for key in _SCHEMA_LISTS:
+        if isinstance(children := schema.get(key), list):
+            for child in children:
+                yield from subschemas(child)
+    for key in _SCHEMA_VALUES:
+        child = schema.get(key)
+        if isinstance(child, list):  # draft-07 tuple `items`
+            for item in child:
+                yield from subschemas(item)
+        else:
+            yield from subschemas(child)
+
+
+def property_names(schema: Any) -> set[str]:
+    """Every property name declared anywhere in a schema."""
+    names: set[str] = set()
+    for node in subschemas(schema):
+        if isinstance(props := node.get("properties"), dict):
+            names.update(props)
+        if isinstance(required := node.get("required"), list):
+            names.update(r for r in required if isinstance(r, str))
+    return names
+
+
+def for_codegen(schema: dict[str, Any]) -> dict[str, Any]:
+    """A copy of a tool's input or output schema that datamodel-code-generator types correctly."""
+    prepared = copy.deepcopy(schema)
+    _hoist_local_refs(prepared)
+    for node in subschemas(prepared):
+        if "default" in node and node["default"] is None and not _admits_null(node):
+            del node["default"]
+        if "default" in node:
+            node.pop("format", None)
+    return prepared
+
+
+def _admits_null(node: dict[str, Any]) -> bool:
+    kind = node.get("type")
+    if kind is not None:
+        return kind == "null" or (isinstance(kind, list) and "null" in kind)
+    if "enum" in node:
+        return isinstance(node["enum"], list) and None in node["enum"]
+    if "const" in node:
+        return node["const"] is None
+    options = [o for key in ("anyOf", "oneOf") for o in node.get(key) or [] if isinstance(o, dict)]
+    if options:
+        return any(_admits_null(o) for o in options)
+    return "$ref" not in node and "allOf" not in node  # untyped: anything goes, null included
+
+
+def _hoist_local_refs(root: dict[str, Any]) -> None:
+    """Point every local `$ref` outside the definitions at a copy of its target inside them."""
+    key = next((k for k in _DEFINITIONS if isinstance(root.get(k), dict)), "$defs")
+    hoisted: dict[str, str] = {}
+    dangling: set[str] = set()  # dangling in the served schema too: left alone
+    while True:
+        pending = [
+            node
+            for node in subschemas(root)
+            if isinstance(ref := node.get("$ref"), str)
+            and ref.startswith("#/")
+            and not _in_definitions(ref)
+            and ref not in dangling
+        ]
+        if not pending:
+            return
+        for node in pending:
+            pointer = node["$ref"]
+            if pointer not in hoisted:
+                target = _resolve(root, pointer)
+                if target is None:
+                    dangling.add(pointer)
+                    continue
+                name = _definition_name(pointer, root.setdefault(key, {}))
+                root[key][name] = copy.deepcopy(target)
+                hoisted[pointer] = f"#/{key}/{name}"
+            node["$ref"] = hoisted[pointer]
+
+
+def _in_definitions(ref: str) -> bool:
+    return any(ref.startswith(f"#/{key}/") for key in _DEFINITIONS)
+
+
+def _resolve(root: dict[str, Any], pointer: str) -> Any:
+    node: Any = root
+    for token in pointer[2:].split("/"):
+        token = unquote(token).replace("~1", "/").replace("~0", "~")
+        if isinstance(node, dict) and token in node:
+            node = node[token]
+        elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
+            node = node[int(token)]
+        else:
+            return None
+    return node if isinstance(node, dict | bool) else None
+
+
+def _definition_name(pointer: str, taken: dict[str, Any]) -> str:
+    base = "Ref" + "".join(p[:1].upper() + p[1:] for p in re.split(r"[^A-Za-z0-9]+", pointer) if p)
+    name, n = base, 1
+    while name in taken:
+        n += 1
+        name = f"{base}{n}"
+    return name
