@@ -52,8 +52,8 @@ class Models:
 
 def generate_models(tools: Sequence[tuple[str, dict[str, Any]]], header: str) -> Models:
     """Models for `(class stem, tool as served)` pairs; one generator call for the whole server."""
-    from datamodel_code_generator import DataModelType, InputFileType, PythonVersion, generate
-    from datamodel_code_generator.enums import NamingStrategy
+    from datamodel_code_generator import LiteralType, PythonVersion, generate
+    from datamodel_code_generator.enums import DataModelType, InputFileType, NamingStrategy
     from datamodel_code_generator.format import Formatter
 
     documents: list[dict[str, Any]] = []
@@ -83,7 +83,7 @@ def generate_models(tools: Sequence[tuple[str, dict[str, Any]]], header: str) ->
                 field_constraints=True,
                 snake_case_field=True,
                 allow_population_by_field_name=True,
-                enum_field_as_literal="all",
+                enum_field_as_literal=LiteralType.All,
                 use_standard_collections=True,
                 use_union_operator=True,
                 aliases=dict(sorted(aliases.items())),

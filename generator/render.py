@@ -36,8 +36,9 @@ def render(template: str, **context: Any) -> str:
 
 def black_format(source: str) -> str:
     import black
+    from black.mode import TargetVersion
 
-    return black.format_str(source, mode=black.Mode(target_versions={black.TargetVersion.PY311}))
+    return black.format_str(source, mode=black.Mode(target_versions={TargetVersion.PY311}))
 
 
 def template_sources() -> dict[str, str]:
