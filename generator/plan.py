@@ -84,7 +84,6 @@ def tool_plans(
 _TEMPLATE_IMPORTS = {
     "collections.abc": {"Mapping"},
     "contextlib": {"AbstractAsyncContextManager"},
-    "typing": {"Any"},
 }
 
 
@@ -93,27 +92,37 @@ def import_lines(plans: list[ToolPlan], models: Models) -> list[list[str]]:
     used = set().union(*(_names(plan) for plan in plans))
     by_module: dict[str, set[str]] = {module: set(names) for module, names in _TEMPLATE_IMPORTS.items()}
     if any(plan.root_input is None for plan in plans):
-        by_module["typing"].add("overload")
+        by_module.setdefault("typing", set()).update({"Any", "overload"})
     for name in used - models.classes:
         if name in models.imports:
             by_module.setdefault(models.imports[name], set()).add(name)
     groups: list[list[str]] = [[], []]
     for module in sorted(by_module):
         group = groups[0] if module.split(".")[0] in sys.stdlib_module_names else groups[1]
-        group.append(f"from {module} import {', '.join(sorted(by_module[module]))}")
+        group.append(f"from {module} import {', '.join(sorted(by_module[module], key=isort_key))}")
     return groups
 
 
 def runtime_imports(plans: list[ToolPlan]) -> list[str]:
     """What the wrapper module imports from the vendored runtime."""
-    return sorted({"ToolsBase", "open_tools"} | ({"ToolResult"} if any(not p.output_class for p in plans) else set()))
+    return sorted(
+        {"ToolsBase", "open_tools"} | ({"ToolResult"} if any(not p.output_class for p in plans) else set()),
+        key=isort_key,
+    )
 
 
 def model_imports(plans: list[ToolPlan], models: Models) -> list[str]:
     """The classes the wrapper module imports from `.models`, sorted."""
     names = {c for plan in plans for c in plan.classes}
     names |= set().union(*(_names(plan) for plan in plans)) & models.classes
-    return sorted(names)
+    return sorted(names, key=isort_key)
+
+
+def isort_key(name: str) -> tuple[int, list[str | int], str]:
+    """How isort and ruff order imported names: CONSTANTS, Classes, functions; then case-insensitively, naturally."""
+    kind = 0 if name.isupper() and len(name) > 1 else 1 if name[:1].isupper() else 2
+    natural: list[str | int] = [int(p) if p.isdigit() else p for p in re.split(r"(\d+)", name.lower())]
+    return kind, natural, name
 
 
 def _names(plan: ToolPlan) -> set[str]:

@@ -7,6 +7,9 @@ here on a copy, without changing what a valid instance is:
   `$defs` and the reference pointed there.
 - `"default": null` on a type that does not admit null: it would be emitted as `x: float = None`;
   and a `format` beside a `default`: the default stays a string (`x: AnyUrl = "https://…"`).
+- `anyOf: [{"type": T, <constraints on T>}, {"type": "null"}]` (how pydantic writes `T | None`):
+  with constraints, it becomes a `RootModel[T]` whose null branch is lost. It is folded into
+  `"type": [T, "null"]`, which means the same since those constraints ignore `null`.
 """
 
 from __future__ import annotations
@@ -33,6 +36,16 @@ _SCHEMA_VALUES = (
     "else",
 )
 _DEFINITIONS = ("$defs", "definitions")
+# Keywords that constrain or describe one type only: they let a value of another type through.
+_TYPE_LOCAL = frozenset(
+    {
+        "type", "title", "description", "examples", "default", "deprecated", "readOnly", "writeOnly",
+        "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf",
+        "minLength", "maxLength", "pattern", "format",
+        "items", "prefixItems", "minItems", "maxItems", "uniqueItems", "contains",
+        "properties", "required", "additionalProperties", "patternProperties", "minProperties", "maxProperties",
+    }
+)  # fmt: skip
 
 
 def subschemas(schema: Any) -> Iterator[dict[str, Any]]:
@@ -73,11 +86,22 @@ def for_codegen(schema: dict[str, Any]) -> dict[str, Any]:
     prepared = copy.deepcopy(schema)
     _hoist_local_refs(prepared)
     for node in subschemas(prepared):
+        _fold_nullable(node)
         if "default" in node and node["default"] is None and not _admits_null(node):
             del node["default"]
         if "default" in node:
             node.pop("format", None)
     return prepared
+
+
+def _fold_nullable(node: dict[str, Any]) -> None:
+    options = node.get("anyOf")
+    if not isinstance(options, list) or len(options) != 2 or {"type": "null"} not in options:
+        return
+    other = options[0] if options[1] == {"type": "null"} else options[1]
+    if isinstance(other, dict) and isinstance(other.get("type"), str) and set(other) <= _TYPE_LOCAL:
+        del node["anyOf"]
+        node.update({k: v for k, v in other.items() if k not in node}, type=[other["type"], "null"])
 
 
 def _admits_null(node: dict[str, Any]) -> bool:
