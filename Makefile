@@ -18,9 +18,10 @@ $(NODE_DIR)/node_modules/.installed: $(NODE_DIR)/package.json $(NODE_DIR)/packag
 	cd $(NODE_DIR) && npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
-## demo: lock the in-repo demo server (offline), and check the lockfile is unchanged
+## demo: lock the in-repo demo server and generate the typed package (offline: no network)
 demo: $(VENV)/.installed
 	$(BIN)/mcpvend lock demo
+	$(BIN)/mcpvend generate
 
 ## test: lint, type-check and run the whole suite against real servers
 test: $(VENV)/.installed $(NODE_DIR)/node_modules/.installed lint

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import fnmatch
 import json
+import keyword
 import re
 import tomllib
 from collections.abc import Mapping
@@ -16,7 +17,7 @@ from pathlib import Path
 from typing import Any, Literal, cast
 
 from generator.errors import ConfigError
-from generator.runtime.connection import (
+from generator.runtime.targets import (
     CAPABILITIES,
     PROTOCOLS,
     VARIABLE,
@@ -232,7 +233,7 @@ def _server(path: Path, name: str, raw: object, *, foreign: bool) -> ServerConfi
         "timeout": _timeout(where, raw.get("timeout", DEFAULT_TIMEOUT)),
         "capabilities": tuple(sorted(_choices(where, "capabilities", raw.get("capabilities", []), CAPABILITIES))),
         "protocol": _choice(where, "protocol", raw.get("protocol", "auto"), PROTOCOLS),
-        "rename": _mapping(where, "rename", raw.get("rename", {})),
+        "rename": _renames(where, raw.get("rename", {})),
     }
     if is_http:
         if "url" not in raw:
@@ -273,6 +274,14 @@ def _mapping(where: str, key: str, value: object) -> dict[str, str]:
     if not isinstance(value, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in value.items()):
         raise ConfigError(f"{where}: key '{key}' must be a table of strings")
     return dict(sorted(cast(dict[str, str], value).items()))
+
+
+def _renames(where: str, value: object) -> dict[str, str]:
+    renames = _mapping(where, "rename", value)
+    for tool, name in renames.items():
+        if not name.isidentifier() or not name.isascii() or keyword.iskeyword(name) or name.startswith("_"):
+            raise ConfigError(f"{where}: key 'rename': {name!r} (for tool {tool!r}) is not a public Python name")
+    return renames
 
 
 def _timeout(where: str, value: object) -> float:

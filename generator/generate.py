@@ -15,19 +15,21 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from generator import __version__, lockfile, naming
+from generator import __version__, lockfile
 from generator.config import Config
 from generator.errors import LockfileError, MCPVendError
 from generator.lockfile import Lockfile
-from generator.models import Models, generate_models
 from generator.outdir import STATE, replace_tree, tree_files
-from generator.plan import ToolPlan, import_lines, model_imports, runtime_imports, tool_plans
 from generator.render import black_format, render, template_sources
 
+if TYPE_CHECKING:
+    from generator.models import Models
+    from generator.plan import ToolPlan
+
 RUNTIME = Path(__file__).resolve().parent / "runtime"
-RUNTIME_MODULES = ("__init__.py", "connection.py", "manifest.py", "tools.py")
+RUNTIME_MODULES = ("__init__.py", "connection.py", "manifest.py", "targets.py", "tools.py")
 RUNTIME_HEADER = "# Part of the mcpvend runtime, vendored by `mcpvend generate`. Do not edit.\n"
 DO_NOT_EDIT = "# Do not edit: run `mcpvend generate`."
 
@@ -65,6 +67,8 @@ def _read_lockfile(config: Config, server: str) -> Lockfile:
 
 def build(config: Config, locks: dict[str, Lockfile], inputs: str) -> dict[str, str]:
     """Every file of the package, by path relative to the output directory."""
+    from generator import naming
+
     files: dict[str, str] = {"py.typed": ""}
     for module in RUNTIME_MODULES:
         files[f"_runtime/{module}"] = black_format(RUNTIME_HEADER + (RUNTIME / module).read_text(encoding="utf-8"))
@@ -95,6 +99,11 @@ def build(config: Config, locks: dict[str, Lockfile], inputs: str) -> dict[str, 
 
 
 def _server_files(name: str, lock: Lockfile, relative: str, header: str, renames: Mapping[str, str]) -> dict[str, str]:
+    # The code generator and formatter load only when something must be generated.
+    from generator import naming
+    from generator.models import generate_models
+    from generator.plan import import_lines, model_imports, runtime_imports, tool_plans
+
     tools = lock.tools
     wire_names = [t["name"] for t in tools]
     unknown = sorted(set(renames) - set(wire_names))
@@ -137,6 +146,8 @@ def _server_files(name: str, lock: Lockfile, relative: str, header: str, renames
 
 
 def _no_models(header: str) -> Models:
+    from generator.models import Models
+
     return Models(f"{header}\n", {}, frozenset(), frozenset(), {})
 
 
@@ -154,11 +165,14 @@ def _check_docstrings(server: str, source: str, plans: list[ToolPlan], tools: li
 
 
 def _fingerprint(config: Config, locks: dict[str, Lockfile]) -> str:
-    """Everything the output depends on: lockfiles, renames, templates, this generator and its tools."""
+    """What the output depends on: lockfiles, renames, templates, and the versions of the tools.
+
+    The generator's own source is represented by its version; while developing mcpvend itself,
+    the golden-record test (a fresh generation compared byte for byte) is what catches staleness.
+    """
     digest = hashlib.sha256()
     parts: list[Any] = [__version__, metadata.version("datamodel-code-generator"), metadata.version("black")]
     parts += sorted(template_sources().items())
-    parts += [(p.name, p.read_text(encoding="utf-8")) for p in sorted(Path(__file__).parent.rglob("*.py"))]
     for name, lock in locks.items():
         relative = os.path.relpath(lock.path, config.base_dir)
         parts.append([name, relative, dict(config.servers[name].rename), lockfile.dumps(lock.document)])
@@ -180,7 +194,7 @@ def _is_fresh(output: Path, inputs: str) -> bool:
     """True when the output was generated from these inputs and no file has changed since."""
     try:
         state = json.loads((output / STATE).read_text(encoding="utf-8"))
-        if state.get("inputs") != inputs or set(state["files"]) != set(tree_files(output)):
+        if state.get("inputs") != inputs or set(state["files"]) != set(tree_files(output)) - {STATE}:
             return False
         return all(_sha256((output / path).read_bytes()) == digest for path, digest in state["files"].items())
     except (OSError, ValueError, KeyError, TypeError):

@@ -8,10 +8,12 @@ import os
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from generator.errors import LockfileError
-from generator.snapshot import Snapshot
+
+if TYPE_CHECKING:
+    from generator.snapshot import Snapshot
 
 LOCKFILE_VERSION = 1
 SUFFIX = ".lock.json"

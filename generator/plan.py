@@ -190,4 +190,6 @@ def docstring_literal(text: str) -> str:
             out.append(f"\\U{ord(char):08x}")
     body = "".join(out)
     body = re.sub(r"^ +| +$", lambda m: "\\x20" * len(m.group()), body)
+    # Black puts a space before the closing quotes of a docstring that ends in a quote or backslash.
+    body = re.sub(r'(\\"|\\\\)$', lambda m: "\\x22" if m.group() == '\\"' else "\\x5c", body)
     return f'"""{body}"""'

@@ -6,9 +6,10 @@ from functools import cache
 from importlib import resources
 from importlib.resources.abc import Traversable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import jinja2
+if TYPE_CHECKING:
+    import jinja2
 
 
 def _templates() -> Traversable:
@@ -19,6 +20,8 @@ def _templates() -> Traversable:
 
 @cache
 def _environment() -> jinja2.Environment:
+    import jinja2
+
     templates = _templates()
     return jinja2.Environment(
         loader=jinja2.FunctionLoader(lambda name: templates.joinpath(name).read_text(encoding="utf-8")),

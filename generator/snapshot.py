@@ -20,7 +20,8 @@ from pydantic import ValidationError
 
 from generator.config import ServerConfig
 from generator.errors import MCPVendError, ServerError
-from generator.runtime.connection import Target, WireTap, open_client
+from generator.runtime.connection import WireTap, open_client
+from generator.runtime.targets import Target
 
 MAX_PAGES = 1000
 _STDERR_TAIL_LINES = 12

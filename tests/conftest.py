@@ -151,3 +151,46 @@ def everything_http() -> Iterator[str]:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+
+
+CORPUS = REPO / "tests" / "data" / "livemcpbench" / "tools.json"
+
+
+def corpus_servers() -> dict[str, list[dict[str, Any]]]:
+    """The 70 real servers' tool lists of the LiveMCPBench corpus, by a config-safe server name."""
+    import re
+
+    servers: dict[str, list[dict[str, Any]]] = {}
+    for entry in json.loads(CORPUS.read_text(encoding="utf-8")):
+        for name, server in entry["tools"].items():
+            servers[re.sub(r"[^A-Za-z0-9_.-]", "-", name)] = server["tools"]
+    return servers
+
+
+def lock_documents(directory: Path, servers: dict[str, list[dict[str, Any]]]) -> Path:
+    """Write verified lockfiles for tool lists directly (for generation tests that need no server)."""
+    from generator import lockfile
+    from generator.config import ServerConfig
+    from generator.snapshot import Snapshot
+
+    config_lines = []
+    for name, tools in servers.items():
+        server = ServerConfig(name=name, transport="stdio", command="python", args=("server.py",))
+        ordered = sorted({t["name"]: t for t in tools}.values(), key=lambda t: t["name"])
+        snapshot = Snapshot(server, "2025-11-25", {"name": name, "version": "1"}, {}, None, ordered, [])
+        lockfile.write_atomic(
+            lockfile.path_for(directory / "lockfiles", name), lockfile.dumps(lockfile.build(snapshot))
+        )
+        config_lines += [f"[servers.{json.dumps(name)}]", 'command = "python"', 'args = ["server.py"]', ""]
+    config = directory / "mcpvend.toml"
+    config.write_text("\n".join(config_lines), encoding="utf-8")
+    return config
+
+
+def tree(root: Path) -> dict[str, bytes]:
+    """Every file under a directory, as bytes, ignoring Python caches."""
+    return {
+        p.relative_to(root).as_posix(): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and "__pycache__" not in p.parts
+    }

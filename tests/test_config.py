@@ -9,7 +9,7 @@ import pytest
 
 from generator.config import find_config, load_config
 from generator.errors import ConfigError
-from generator.runtime.connection import HttpTarget, StdioTarget
+from generator.runtime.targets import HttpTarget, StdioTarget
 
 
 def test_discovery_order_prefers_mcpvend_toml_then_pyproject_then_mcp_json(tmp_path: Path) -> None:
@@ -127,6 +127,7 @@ def test_mcp_json_from_claude_cursor_and_vscode(tmp_path: Path) -> None:
         ("servers = 3\n", r"'servers' must be a table"),
         ('lockfile = "x"\n', r"unknown key 'lockfile'"),
         ("[servers.a\n", r"invalid TOML"),
+        ('[servers.a]\ncommand = "x"\nrename = { t = "class" }\n', r"key 'rename': 'class' \(for tool 't'\) is not"),
     ],
 )
 def test_bad_config_gets_one_message_naming_file_server_and_key(tmp_path: Path, text: str, message: str) -> None:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
-from .connection import (
+from .targets import (
     Capability,
     HttpTarget,
     MissingVariable,

@@ -7,12 +7,10 @@ it must import nothing but `mcp` (and what `mcp` brings).
 from __future__ import annotations
 
 import copy
-import re
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
 from types import TracebackType
-from typing import Any, Literal, TextIO
+from typing import Any, TextIO
 
 import httpx2
 import mcp_types as types
@@ -21,51 +19,9 @@ from mcp.client._transport import ReadStream, TransportStreams, WriteStream
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.message import SessionMessage
 
-Capability = Literal["elicitation", "roots", "sampling"]
-CAPABILITIES: tuple[Capability, ...] = ("elicitation", "roots", "sampling")
-Protocol = Literal["auto", "legacy", "2026-07-28"]
-PROTOCOLS: tuple[Protocol, ...] = ("auto", "legacy", "2026-07-28")
+from .targets import Capability, Protocol, StdioTarget, Target
+
 CLIENT_INFO = types.Implementation(name="mcpvend", version="0")
-VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
-
-
-class MissingVariable(KeyError):
-    """A `${VAR}` with no default names a variable the environment lacks."""
-
-
-def interpolate(text: str, environ: Mapping[str, str]) -> str:
-    """Expand `${VAR}` and `${VAR:-default}`; a missing variable without a default raises MissingVariable."""
-
-    def one(match: re.Match[str]) -> str:
-        name, default = match.group(1), match.group(2)
-        if name in environ:
-            return environ[name]
-        if default is not None:
-            return default
-        raise MissingVariable(name)
-
-    return VARIABLE.sub(one, text)
-
-
-@dataclass(frozen=True)
-class StdioTarget:
-    """A server started as a child process, with every value already interpolated."""
-
-    command: str
-    args: tuple[str, ...] = ()
-    env: Mapping[str, str] = field(default_factory=dict)
-    cwd: str | None = None
-
-
-@dataclass(frozen=True)
-class HttpTarget:
-    """A streamable-HTTP endpoint, with every value already interpolated."""
-
-    url: str
-    headers: Mapping[str, str] = field(default_factory=dict)
-
-
-Target = StdioTarget | HttpTarget
 
 
 class WireTap:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
-from .connection import Capability, HttpTarget, MissingVariable, StdioTarget, Target, interpolate
+from .targets import Capability, HttpTarget, MissingVariable, StdioTarget, Target, interpolate
 
 MANIFEST = "manifest.json"
 
