@@ -32,9 +32,10 @@ lint: $(VENV)/.installed
 	$(BIN)/ruff format --check generator tests bench
 	$(BIN)/mypy
 
-## bench: measure lock against a bare SDK script
+## bench: print the figures of bench/ (lock vs a bare SDK script; generate and its --check paths)
 bench: $(VENV)/.installed $(NODE_DIR)/node_modules/.installed
 	$(BIN)/python bench/lock.py
+	$(BIN)/python bench/generate.py
 
 ## lock-examples: re-lock every example server of this repo (the golden record)
 lock-examples: $(VENV)/.installed $(NODE_DIR)/node_modules/.installed

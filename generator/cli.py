@@ -79,13 +79,14 @@ def lock(options: Options, servers: tuple[str, ...], check: bool) -> None:
 
 @main.command()
 @click.option("--check", is_flag=True, help="Exit 1 and list what differs if the output is stale; write nothing.")
+@click.option("--full", is_flag=True, help="Trust no recorded hash: regenerate everything and compare (for CI).")
 @click.pass_obj
-def generate(options: Options, check: bool) -> None:
+def generate(options: Options, check: bool, full: bool) -> None:
     """Generate the typed package from lockfiles (offline: no server is started)."""
     from generator.generate import generate as run_generate
 
     try:
-        report = run_generate(_load(options), check=check)
+        report = run_generate(_load(options), check=check, full=full)
     except MCPVendError as exc:
         _fail(exc)
     where = _relative(report.output)

@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
 from conftest import (
     PY,
     REPO,
@@ -178,6 +179,46 @@ def test_check_on_an_unchanged_tree_runs_no_code_generator(tmp_path: Path) -> No
     )
     out = subprocess.run([PY, "-c", probe], cwd=tmp_path, capture_output=True, text=True, check=True).stdout
     assert out.strip() == "0 []"
+
+
+def test_full_check_trusts_no_recorded_hash(tmp_path: Path) -> None:
+    """Edited code plus a matching edit of `.mcpvend.json` fools the fast path, not `--full`."""
+    lock_documents(tmp_path, {"a": [{"name": "t", "inputSchema": {"type": "object"}}]})
+    assert mcpvend("generate", cwd=tmp_path).code == 0
+    package = tmp_path / "generated"
+    tools = package / "a" / "tools.py"
+    tools.write_text(tools.read_text() + "import os\nos.system('echo injected')\n")
+    state = json.loads((package / ".mcpvend.json").read_text())
+    state["files"]["a/tools.py"] = "sha256:" + __import__("hashlib").sha256(tools.read_bytes()).hexdigest()
+    (package / ".mcpvend.json").write_text(json.dumps(state))
+    assert mcpvend("generate", "--check", cwd=tmp_path).code == 0
+    run = mcpvend("generate", "--check", "--full", cwd=tmp_path)
+    assert run.code == 1 and "  changed: a/tools.py" in run.err
+
+
+def test_one_changed_lockfile_regenerates_only_its_server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from generator import models
+
+    servers = {"a": [{"name": "t", "inputSchema": {"type": "object"}}], "b": [{"name": "u", "inputSchema": {}}]}
+    config = lock_documents(tmp_path, servers)
+    generate(load_config(config), check=False)
+    generated_for: list[list[str]] = []
+    real = models.generate_models
+
+    def counting(tools: Any, header: str) -> models.Models:
+        generated_for.append([stem for stem, _ in tools])
+        return real(tools, header)
+
+    monkeypatch.setattr(models, "generate_models", counting)
+    lock_documents(tmp_path, {**servers, "a": [{"name": "t2", "inputSchema": {"type": "object"}}]})
+    generate(load_config(config), check=False)
+    assert generated_for == [["T2"]]
+    assert "async def t2(" in (tmp_path / "generated" / "a" / "tools.py").read_text()
+    generate(load_config(config), check=False, full=True)  # a full run agrees with the reused files
+    assert len(generated_for) == 3
+    fresh = tmp_path / "fresh"
+    assert mcpvend("--output", str(fresh), "generate", cwd=tmp_path).code == 0
+    assert tree(fresh) == tree(tmp_path / "generated")
 
 
 def test_hand_edited_lockfile_is_refused_and_output_kept(tmp_path: Path) -> None:
