@@ -473,3 +473,116 @@ anyio.run(main)
         "server 'remote': pass headers={'X-Api-Key': ...} to connect",
         "Echo: over http",
     ]
+
+
+SCHEMA_FEATURES: list[dict[str, Any]] = [
+    {
+        "name": "recursive_tree",
+        "inputSchema": {
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "type": "object",
+            "$defs": {
+                "Node": {
+                    "type": "object",
+                    "properties": {
+                        "label": {"type": "string"},
+                        "children": {"type": "array", "items": {"$ref": "#/$defs/Node"}},
+                    },
+                    "required": ["label"],
+                }
+            },  # noqa: E501
+            "properties": {"root": {"$ref": "#/$defs/Node"}, "copy": {"$ref": "#/properties/root"}},
+            "required": ["root"],
+        },
+    },
+    {
+        "name": "draft07_definitions",
+        "inputSchema": {
+            "$schema": "http://json-schema.org/draft-07/schema#",
+            "type": "object",
+            "definitions": {
+                "Point": {"type": "object", "properties": {"x": {"type": "number"}, "y": {"type": "number"}}}
+            },
+            "properties": {"points": {"type": "array", "items": {"$ref": "#/definitions/Point"}}},
+        },
+    },
+    {
+        "name": "combinators",
+        "inputSchema": {
+            "type": "object",
+            "properties": {
+                "any": {"anyOf": [{"type": "string"}, {"type": "integer", "minimum": 0}]},
+                "one": {
+                    "oneOf": [
+                        {"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"]},
+                        {"type": "object", "properties": {"b": {"type": "integer"}}, "required": ["b"]},
+                    ]
+                },  # noqa: E501
+                "all": {
+                    "allOf": [
+                        {"type": "object", "properties": {"p": {"type": "string"}}},
+                        {"type": "object", "properties": {"q": {"type": "integer"}}},
+                    ]
+                },  # noqa: E501
+                "nullable": {"anyOf": [{"type": "string", "maxLength": 3}, {"type": "null"}], "default": None},
+            },
+        },
+    },
+    {
+        "name": "open_and_closed",
+        "inputSchema": {
+            "type": "object",
+            "properties": {
+                "labels": {"type": "object", "additionalProperties": {"type": "string"}},
+                "closed": {"type": "object", "properties": {"k": {"type": "string"}}, "additionalProperties": False},
+                "anything": {},
+                "also_anything": True,
+                "mode": {"type": "string", "enum": ["fast", "safe"], "default": "safe"},
+                "const": {"const": "v1"},
+                "matrix": {
+                    "type": "array",
+                    "items": {"type": "array", "items": {"type": "object", "properties": {"v": {"type": "number"}}}},
+                },  # noqa: E501
+                "pair": {"type": "array", "prefixItems": [{"type": "string"}, {"type": "integer"}]},
+                "when": {"type": "string", "format": "date-time"},
+            },
+        },
+        "outputSchema": {"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]},
+    },
+    {"name": "only_extra", "inputSchema": {"type": "object", "additionalProperties": {"type": "integer"}}},
+]
+
+
+def test_json_schema_features_generate_type_checked_models(tmp_path: Path) -> None:
+    write_config(tmp_path, {"features": replay(write_tools(tmp_path / "t.json", SCHEMA_FEATURES))})
+    locked = mcpvend("lock", cwd=tmp_path)
+    assert locked.code == 0 and "warning" not in locked.err, locked.err
+    assert mcpvend("generate", cwd=tmp_path).code == 0
+    type_check(tmp_path / "generated")
+    probe = """
+import sys
+sys.path.insert(0, sys.argv[1])
+from generated.features import models as m
+tree = m.RecursiveTreeInput.model_validate({"root": {"label": "a", "children": [{"label": "b", "children": []}]}})
+print(tree.root.children[0].label)
+print(m.CombinatorsInput.model_validate({"one": {"b": 2}, "nullable": None}).model_dump(exclude_unset=True, by_alias=True))
+print(m.OpenAndClosedInput.model_validate({"labels": {"x": "y"}, "matrix": [[{"v": 1.5}]]}).matrix[0][0].v)
+print(m.OnlyExtraInput.model_validate({"a": 1}).root)
+for bad in ({"closed": {"k": "x", "extra": 1}}, {"mode": "slow"}, {"const": "v2"}):
+    try:
+        m.OpenAndClosedInput.model_validate(bad)
+        print("accepted", bad)
+    except ValueError:
+        print("refused")
+"""
+    run = subprocess.run([PY, "-c", probe, str(tmp_path)], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert run.stdout.splitlines() == [
+        "b",
+        "{'nullable': None, 'one': {'b': 2}}",
+        "1.5",
+        "{'a': 1}",
+        "refused",
+        "refused",
+        "refused",
+    ]

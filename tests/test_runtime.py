@@ -1,0 +1,117 @@
+"""The runtime core that is vendored into generated packages, tested where it lives."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import mcp_types as types
+import pytest
+from pydantic import BaseModel, ConfigDict, Field, RootModel
+
+from generator.runtime.manifest import ConnectError, Manifest
+from generator.runtime.targets import HttpTarget, StdioTarget
+from generator.runtime.tools import ToolError, ToolResult, ToolsBase
+
+
+def manifest(source: dict[str, Any]) -> Manifest:
+    return Manifest(server="s", lockfile="l", digest="d", source=source, capabilities=(), tools=())
+
+
+STDIO = {"transport": "stdio", "command": "${PY:-python}", "args": ["${ROOT}/server.py"], "env": ["TOKEN"]}
+
+
+def test_stdio_target_fills_env_by_name_and_expands_variables() -> None:
+    target = manifest(STDIO).target(environ={"ROOT": "/srv", "TOKEN": "from-environ"})
+    assert target == StdioTarget(command="python", args=("/srv/server.py",), env={"TOKEN": "from-environ"}, cwd=None)
+    given = manifest({**STDIO, "cwd": "${ROOT}"}).target(env={"TOKEN": "given", "EXTRA": "1"}, environ={"ROOT": "/r"})
+    assert given == StdioTarget(
+        command="python", args=("/r/server.py",), env={"TOKEN": "given", "EXTRA": "1"}, cwd="/r"
+    )
+
+
+def test_missing_values_are_named() -> None:
+    with pytest.raises(ConnectError, match=r"server 's': set environment variable TOKEN \(or pass env=\)"):
+        manifest(STDIO).target(environ={"ROOT": "/r"})
+    with pytest.raises(ConnectError, match=r"server 's': set \$\{ROOT\} to connect"):
+        manifest(STDIO).target(environ={"TOKEN": "t"})
+    http = manifest({"transport": "http", "url": "https://h/${PATH_PART}", "headers": ["Authorization"]})
+    with pytest.raises(ConnectError, match=r"pass headers=\{'Authorization': \.\.\.\}"):
+        http.target(environ={"PATH_PART": "mcp"})
+    assert http.target(headers={"Authorization": "Bearer x"}, environ={"PATH_PART": "mcp"}) == HttpTarget(
+        url="https://h/mcp", headers={"Authorization": "Bearer x"}
+    )
+
+
+class Args(BaseModel):
+    model_config = ConfigDict(populate_by_name=True)
+    query: str
+    limit: int | None = 10
+    from_: str | None = Field(default=None, alias="from")
+    nullable_required: str | None
+
+
+class Extra(RootModel[dict[str, int]]):
+    root: dict[str, int]
+
+
+class Recorder:
+    """A session stand-in that records what would go on the wire and answers as told."""
+
+    def __init__(self, result: types.CallToolResult) -> None:
+        self.result = result
+        self.calls: list[tuple[str, dict[str, Any] | None, float | None]] = []
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any] | None = None, read_timeout_seconds: float | None = None
+    ) -> types.CallToolResult:
+        self.calls.append((name, arguments, read_timeout_seconds))
+        return self.result
+
+
+OK = types.CallToolResult(content=[types.TextContent(type="text", text="a"), types.TextContent(type="text", text="b")])
+
+
+@pytest.mark.anyio
+async def test_keyword_arguments_are_validated_and_sent_by_alias_without_unset_optionals() -> None:
+    session = Recorder(OK)
+    tools = ToolsBase(session, timeout=5)
+    result = await tools.call_content(
+        "search", Args, None, {"query": "q", "limit": None, "from_": "x", "nullable_required": None}
+    )
+    assert session.calls == [("search", {"query": "q", "from": "x", "nullable_required": None}, 5)]
+    assert isinstance(result, ToolResult) and result.text == "a\nb"
+    await tools.call_content("search", Args, Args(query="q", nullable_required="n"), {})
+    assert session.calls[-1][1] == {"query": "q", "nullable_required": "n"}
+    await tools.call_content("extra", Extra, {"a": 1}, {})
+    assert session.calls[-1][1] == {"a": 1}
+
+
+@pytest.mark.anyio
+async def test_bad_arguments_fail_before_anything_is_sent() -> None:
+    session = Recorder(OK)
+    tools = ToolsBase(session)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'qurey'"):
+        await tools.call_content("search", Args, None, {"qurey": "q", "nullable_required": None})
+    with pytest.raises(TypeError, match="not both"):
+        await tools.call_content("search", Args, Args(query="q", nullable_required=None), {"limit": 1})
+    with pytest.raises(ValueError, match="query"):
+        await tools.call_content("search", Args, None, {"nullable_required": None})
+    assert session.calls == []
+
+
+class Out(BaseModel):
+    ok: bool
+
+
+@pytest.mark.anyio
+async def test_results_errors_and_missing_structured_content() -> None:
+    structured = types.CallToolResult(content=[], structured_content={"ok": True})
+    assert await ToolsBase(Recorder(structured)).call_structured(
+        "t", Args, Out, Args(query="q", nullable_required=None), {}
+    ) == Out(ok=True)  # noqa: E501
+    failing = types.CallToolResult(content=[types.TextContent(type="text", text="disk full")], is_error=True)
+    with pytest.raises(ToolError, match="tool 't' failed: disk full") as caught:
+        await ToolsBase(Recorder(failing)).call_content("t", Args, Args(query="q", nullable_required=None), {})
+    assert caught.value.text == "disk full" and caught.value.tool == "t"
+    with pytest.raises(ToolError, match="no structuredContent"):
+        await ToolsBase(Recorder(OK)).call_structured("t", Args, Out, Args(query="q", nullable_required=None), {})
