@@ -490,7 +490,7 @@ SCHEMA_FEATURES: list[dict[str, Any]] = [
                     },
                     "required": ["label"],
                 }
-            },  # noqa: E501
+            },
             "properties": {"root": {"$ref": "#/$defs/Node"}, "copy": {"$ref": "#/properties/root"}},
             "required": ["root"],
         },
@@ -517,13 +517,13 @@ SCHEMA_FEATURES: list[dict[str, Any]] = [
                         {"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"]},
                         {"type": "object", "properties": {"b": {"type": "integer"}}, "required": ["b"]},
                     ]
-                },  # noqa: E501
+                },
                 "all": {
                     "allOf": [
                         {"type": "object", "properties": {"p": {"type": "string"}}},
                         {"type": "object", "properties": {"q": {"type": "integer"}}},
                     ]
-                },  # noqa: E501
+                },
                 "nullable": {"anyOf": [{"type": "string", "maxLength": 3}, {"type": "null"}], "default": None},
             },
         },
@@ -542,7 +542,7 @@ SCHEMA_FEATURES: list[dict[str, Any]] = [
                 "matrix": {
                     "type": "array",
                     "items": {"type": "array", "items": {"type": "object", "properties": {"v": {"type": "number"}}}},
-                },  # noqa: E501
+                },
                 "pair": {"type": "array", "prefixItems": [{"type": "string"}, {"type": "integer"}]},
                 "when": {"type": "string", "format": "date-time"},
             },

@@ -108,7 +108,7 @@ async def test_results_errors_and_missing_structured_content() -> None:
     structured = types.CallToolResult(content=[], structured_content={"ok": True})
     assert await ToolsBase(Recorder(structured)).call_structured(
         "t", Args, Out, Args(query="q", nullable_required=None), {}
-    ) == Out(ok=True)  # noqa: E501
+    ) == Out(ok=True)
     failing = types.CallToolResult(content=[types.TextContent(type="text", text="disk full")], is_error=True)
     with pytest.raises(ToolError, match="tool 't' failed: disk full") as caught:
         await ToolsBase(Recorder(failing)).call_content("t", Args, Args(query="q", nullable_required=None), {})
