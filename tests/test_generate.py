@@ -269,9 +269,8 @@ def test_sigkill_mid_generate_leaves_the_old_or_the_new_output(tmp_path: Path) -
     assert mcpvend("generate", cwd=tmp_path).code == 0
     old = tree(tmp_path / "generated")
     first = next(iter(servers))
-    lock_documents(
-        tmp_path, {**servers, first: [*servers[first], {"name": "zz_new", "inputSchema": {"type": "object"}}]}
-    )
+    changed = {**servers, first: [*servers[first], {"name": "zz_new", "inputSchema": {"type": "object"}}]}
+    lock_documents(tmp_path, changed)
     start = time.monotonic()
     assert mcpvend("--output", str(tmp_path / "reference"), "generate", cwd=tmp_path).code == 0
     duration = time.monotonic() - start
@@ -291,7 +290,7 @@ def test_sigkill_mid_generate_leaves_the_old_or_the_new_output(tmp_path: Path) -
         if now == new:  # start the next kill from the old tree again
             lock_documents(tmp_path, servers)
             assert mcpvend("generate", cwd=tmp_path).code == 0
-            lock_documents(tmp_path, {**servers, first: [*servers[first], {"name": "zz_new", "inputSchema": {}}]})
+            lock_documents(tmp_path, changed)
     assert mcpvend("generate", cwd=tmp_path).code == 0
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".generated.mcpvend-")]
 
