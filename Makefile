@@ -8,10 +8,12 @@ export PATH := $(BIN):$(PATH)
 
 .PHONY: demo test lint bench lock-examples clean
 
-$(VENV)/.installed: pyproject.toml
+# constraints.txt pins every package: the golden record (generated/) is only byte-stable
+# for the exact black and datamodel-code-generator versions that produced it.
+$(VENV)/.installed: pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e ".[test]"
+	$(BIN)/python -m pip install --quiet -c constraints.txt -e ".[test]"
 	touch $@
 
 $(NODE_DIR)/node_modules/.installed: $(NODE_DIR)/package.json $(NODE_DIR)/package-lock.json
