@@ -92,12 +92,13 @@ async def _capture(server: ServerConfig, target: Target, errlog: TextIO | None) 
         shown = repr(bad.errors()[0].get("input", ""))[:200] if isinstance(bad, ValidationError) else str(bad)[:200]
         raise ServerError(f"server '{server.name}': wrote something that is not JSON-RPC to stdout: {shown}")
     tools, rejected = _judge_all(server, raw_tools, envelope, version)
-    info = hello.get("serverInfo") or hello.get("_meta", {}).get(types.SERVER_INFO_META_KEY) or {}
+    meta = hello.get("_meta")
+    info = hello.get("serverInfo") or (meta.get(types.SERVER_INFO_META_KEY) if isinstance(meta, dict) else None)
     instructions = hello.get("instructions")
     return Snapshot(
         server=server,
         protocol_version=version,
-        server_info=info if isinstance(info, dict) else {},
+        server_info=info if isinstance(info, dict) else {},  # display only: a malformed one is not fatal
         capabilities=hello.get("capabilities") or {},
         instructions=instructions if isinstance(instructions, str) else None,
         tools=tools,
