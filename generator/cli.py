@@ -7,7 +7,7 @@ import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import click
 
@@ -16,6 +16,8 @@ from generator.errors import MCPVendError
 
 if TYPE_CHECKING:
     from generator.config import Config
+    from generator.drift import FailOn
+    from generator.report import Format
 
 
 @dataclass(frozen=True)
@@ -104,3 +106,61 @@ def _relative(path: Path) -> str:
         return str(path.relative_to(Path.cwd()))
     except ValueError:
         return str(path)
+
+
+_FORMAT = click.option(
+    "--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text", show_default=True
+)
+_FAIL_ON = click.option(
+    "--fail-on",
+    type=click.Choice(["breaking", "description", "any", "none"]),
+    default="any",
+    show_default=True,
+    help="Exit 1 when findings reach this level.",
+)
+
+
+@main.command()
+@click.argument("old", required=False)
+@click.argument("new", required=False)
+@click.option("--live", metavar="SERVER", help="Compare SERVER's lockfile with the running server.")
+@_FORMAT
+@_FAIL_ON
+@click.pass_obj
+def diff(options: Options, old: str | None, new: str | None, live: str | None, fmt: str, fail_on: str) -> None:
+    """Classified drift between two lockfiles (paths or REV:path), or a lockfile and its live server."""
+    from generator.compare import diff_live, diff_specs
+    from generator.drift import reaches
+    from generator.report import render
+
+    if (live is None) == (old is None or new is None) or (live and (old or new)):
+        raise click.UsageError("give OLD and NEW lockfiles, or --live SERVER")
+    try:
+        if live:
+            section = diff_live(_load(options), live, os.environ)
+        else:
+            assert old is not None and new is not None
+            section = diff_specs(old, new, Path.cwd())
+    except MCPVendError as exc:
+        _fail(exc)
+    click.echo(render([section], cast("Format", fmt), colour=sys.stdout.isatty()), nl=False)
+    sys.exit(1 if reaches(section.findings, cast("FailOn", fail_on)) else 0)
+
+
+@main.command()
+@click.argument("servers", nargs=-1)
+@_FORMAT
+@_FAIL_ON
+@click.pass_obj
+def lint(options: Options, servers: tuple[str, ...], fmt: str, fail_on: str) -> None:
+    """Check locked tool descriptions for tool-poisoning patterns (offline)."""
+    from generator.compare import lint_lockfiles
+    from generator.drift import reaches
+    from generator.report import render
+
+    try:
+        sections = lint_lockfiles(_load(options), servers)
+    except MCPVendError as exc:
+        _fail(exc)
+    click.echo(render(sections, cast("Format", fmt), colour=sys.stdout.isatty()), nl=False)
+    sys.exit(1 if reaches([f for s in sections for f in s.findings], cast("FailOn", fail_on)) else 0)

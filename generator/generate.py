@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from generator.plan import ToolPlan
 
 RUNTIME = Path(__file__).resolve().parent / "runtime"
-RUNTIME_MODULES = ("__init__.py", "connection.py", "manifest.py", "targets.py", "tools.py")
+RUNTIME_MODULES = ("__init__.py", "connection.py", "digests.py", "manifest.py", "targets.py", "tools.py")
 RUNTIME_HEADER = "# Part of the mcpvend runtime, vendored by `mcpvend generate`. Do not edit.\n"
 DO_NOT_EDIT = "# Do not edit: run `mcpvend generate`."
 

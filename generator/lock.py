@@ -95,22 +95,15 @@ async def _lock_one(config: Config, server: ServerConfig, check: bool, environ: 
 
 
 def changes(old_text: str | None, new: dict[str, Any]) -> list[str]:
-    """A short list of what differs between the lockfile on disk and the live server."""
+    """What differs between the lockfile on disk and the live server, one classified line each."""
+    from generator.drift import diff_documents
+
     if old_text is None:
         return ["no lockfile yet"]
     try:
         old = json.loads(old_text)
-        old_tools = {e["tool"]["name"]: e["digests"] for e in old["tools"]}
-    except (ValueError, KeyError, TypeError):
+        findings = diff_documents(old, new)
+    except (ValueError, KeyError, TypeError, AttributeError):
         return ["the existing lockfile is unreadable"]
-    new_tools = {e["tool"]["name"]: e["digests"] for e in new["tools"]}
-    found = [f"tool added: {n}" for n in sorted(new_tools.keys() - old_tools.keys())]
-    found += [f"tool removed: {n}" for n in sorted(old_tools.keys() - new_tools.keys())]
-    for name in sorted(new_tools.keys() & old_tools.keys()):
-        parts = [k for k in lockfile.DIGESTED_FIELDS if old_tools[name].get(k) != new_tools[name].get(k)]
-        if parts:
-            found.append(f"tool changed: {name} ({', '.join(parts)})")
-        elif old_tools[name].get("tool") != new_tools[name].get("tool"):
-            found.append(f"tool changed: {name} (other fields)")
-    found += [f"{key} changed" for key in sorted(new) if key not in ("tools", "digest") and old.get(key) != new[key]]
-    return found or ["formatting differs"]
+    lines = [f"{f.severity} {f.kind}: {f.tool or '(server)'} {f.pointer or '/'}: {f.message}" for f in findings]
+    return lines or ["formatting differs"]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import tempfile
@@ -11,29 +10,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from generator.errors import LockfileError
+from generator.runtime.digests import DIGESTED_FIELDS as DIGESTED_FIELDS
+from generator.runtime.digests import canonical as canonical
+from generator.runtime.digests import digest as digest
+from generator.runtime.digests import tool_digests as tool_digests
 
 if TYPE_CHECKING:
     from generator.snapshot import Snapshot
 
 LOCKFILE_VERSION = 1
 SUFFIX = ".lock.json"
-DIGESTED_FIELDS = ("description", "inputSchema", "outputSchema", "annotations")
-
-
-def canonical(value: Any) -> bytes:
-    """The one byte form digests are taken over: sorted keys, compact, UTF-8, no NaN."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode()
-
-
-def digest(value: Any) -> str:
-    return "sha256:" + hashlib.sha256(canonical(value)).hexdigest()
-
-
-def tool_digests(tool: dict[str, Any]) -> dict[str, str | None]:
-    """Digests of the parts a reviewer cares about separately, and of the whole tool."""
-    parts: dict[str, str | None] = {key: digest(tool[key]) if key in tool else None for key in DIGESTED_FIELDS}
-    parts["tool"] = digest(tool)
-    return parts
 
 
 def tools_digest(tools: list[dict[str, Any]]) -> str:

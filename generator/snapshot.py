@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -20,10 +19,9 @@ from pydantic import ValidationError
 
 from generator.config import ServerConfig
 from generator.errors import MCPVendError, ServerError
-from generator.runtime.connection import WireTap, open_client
+from generator.runtime.connection import ProtocolViolation, WireTap, list_tools_raw, open_client
 from generator.runtime.targets import Target
 
-MAX_PAGES = 1000
 _STDERR_TAIL_LINES = 12
 _STDERR_TAIL_CHARS = 2000
 
@@ -86,7 +84,12 @@ async def _capture(server: ServerConfig, target: Target, errlog: TextIO | None) 
         ) as client:
             hello = tap.take("server/discover") or tap.take("initialize") or {}
             version = client.protocol_version
-            raw_tools, envelope = await _list_all(server, client, tap, version)
+            try:
+                raw_tools, envelope = await list_tools_raw(client, tap)
+            except ProtocolViolation as exc:
+                raise ServerError(f"server '{server.name}': {exc}") from None
+            if (reason := _judge_result({**envelope, "tools": []}, version)) is not None:
+                raise ServerError(f"server '{server.name}': tools/list result is invalid: {reason}")
     if garbage:
         bad = garbage[0]
         shown = repr(bad.errors()[0].get("input", ""))[:200] if isinstance(bad, ValidationError) else str(bad)[:200]
@@ -104,42 +107,6 @@ async def _capture(server: ServerConfig, target: Target, errlog: TextIO | None) 
         tools=tools,
         rejected=rejected,
     )
-
-
-async def _list_all(server: ServerConfig, client: Any, tap: WireTap, version: str) -> tuple[list[Any], dict[str, Any]]:
-    """Every page of tools/list, refusing a cursor that comes back or never ends.
-
-    Also returns the first page without its tools: the wire models validate a tool only
-    inside a whole result, so each tool is later judged inside this envelope.
-    """
-    tools: list[Any] = []
-    envelope: dict[str, Any] | None = None
-    cursor: str | None = None
-    seen: set[str] = set()
-    for page_number in range(1, MAX_PAGES + 1):
-        params = types.PaginatedRequestParams(cursor=cursor) if cursor is not None else None
-        # One bad tool fails the SDK's parse of the whole page; tools are judged one by one below.
-        with contextlib.suppress(ValidationError):
-            await client.session.list_tools(params=params)
-        page = tap.take("tools/list")
-        if not isinstance(page, dict) or not isinstance(page.get("tools"), list):
-            raise ServerError(f"server '{server.name}': tools/list answered without a 'tools' list")
-        tools.extend(page["tools"])
-        if envelope is None:
-            envelope = {k: v for k, v in page.items() if k not in ("tools", "nextCursor")}
-            if (reason := _judge_result({**envelope, "tools": []}, version)) is not None:
-                raise ServerError(f"server '{server.name}': tools/list result is invalid: {reason}")
-        cursor = page.get("nextCursor")
-        if cursor is None:
-            return tools, envelope
-        if not isinstance(cursor, str):
-            raise ServerError(f"server '{server.name}': tools/list nextCursor is not a string: {cursor!r:.80}")
-        if cursor in seen:
-            raise ServerError(
-                f"server '{server.name}': tools/list cursor loop: cursor {cursor!r:.80} came back on page {page_number}"
-            )
-        seen.add(cursor)
-    raise ServerError(f"server '{server.name}': tools/list did not end after {MAX_PAGES} pages")
 
 
 def _judge_all(

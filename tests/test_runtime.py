@@ -92,6 +92,8 @@ async def test_bad_arguments_fail_before_anything_is_sent() -> None:
     tools = ToolsBase(session)
     with pytest.raises(TypeError, match="unexpected keyword argument 'qurey'"):
         await tools.call_content("search", Args, None, {"qurey": "q", "nullable_required": None})
+    with pytest.raises(TypeError, match=r"unexpected keyword argument 'from' \(property 'from' is parameter 'from_'\)"):
+        await tools.call_content("search", Args, None, {"query": "q", "from": "x", "nullable_required": None})
     with pytest.raises(TypeError, match="not both"):
         await tools.call_content("search", Args, Args(query="q", nullable_required=None), {"limit": 1})
     with pytest.raises(ValueError, match="query"):

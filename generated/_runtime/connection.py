@@ -7,6 +7,7 @@ it must import nothing but `mcp` (and what `mcp` brings).
 
 from __future__ import annotations
 
+import contextlib
 import copy
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
@@ -19,10 +20,16 @@ from mcp import Client, StdioServerParameters, stdio_client
 from mcp.client._transport import ReadStream, TransportStreams, WriteStream
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.message import SessionMessage
+from pydantic import ValidationError
 
 from .targets import Capability, Protocol, StdioTarget, Target
 
 CLIENT_INFO = types.Implementation(name="mcpvend", version="0")
+MAX_PAGES = 1000
+
+
+class ProtocolViolation(Exception):
+    """The server broke the protocol in a way that no retry would fix."""
 
 
 class WireTap:
@@ -198,3 +205,45 @@ async def open_client(
     )
     async with client:
         yield client
+
+
+async def list_tools_raw(
+    client: Client, tap: WireTap
+) -> tuple[list[Any], dict[str, Any]]:
+    """Every tool as served, over every page of tools/list, refusing a cursor that loops or never ends.
+
+    Also returns the first page without its tools: the SDK's wire models validate a tool only
+    inside a whole result, so callers judging single tools need that envelope.
+    """
+    tools: list[Any] = []
+    envelope: dict[str, Any] | None = None
+    cursor: str | None = None
+    seen: set[str] = set()
+    for page_number in range(1, MAX_PAGES + 1):
+        params = (
+            types.PaginatedRequestParams(cursor=cursor) if cursor is not None else None
+        )
+        # One bad tool fails the SDK's parse of the whole page; the raw page is what counts here.
+        with contextlib.suppress(ValidationError):
+            await client.session.list_tools(params=params)
+        page = tap.take("tools/list")
+        if not isinstance(page, dict) or not isinstance(page.get("tools"), list):
+            raise ProtocolViolation("tools/list answered without a 'tools' list")
+        tools.extend(page["tools"])
+        if envelope is None:
+            envelope = {
+                k: v for k, v in page.items() if k not in ("tools", "nextCursor")
+            }
+        cursor = page.get("nextCursor")
+        if cursor is None:
+            return tools, envelope
+        if not isinstance(cursor, str):
+            raise ProtocolViolation(
+                f"tools/list nextCursor is not a string: {cursor!r:.80}"
+            )
+        if cursor in seen:
+            raise ProtocolViolation(
+                f"tools/list cursor loop: cursor {cursor!r:.80} came back on page {page_number}"
+            )
+        seen.add(cursor)
+    raise ProtocolViolation(f"tools/list did not end after {MAX_PAGES} pages")

@@ -3,16 +3,22 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping
+import logging
+from collections.abc import AsyncIterator, Iterable, Mapping
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
-from typing import Any, Protocol, TypeVar
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol, TypeVar
 
 import mcp_types as types
 from pydantic import BaseModel, RootModel
 
-from .connection import open_client
+from .connection import WireTap, list_tools_raw, open_client
+from .digests import DIGESTED_FIELDS, tool_digests
 from .manifest import load_manifest
+
+Pinning = Literal["strict", "warn", "off"]
+logger = logging.getLogger("mcpvend.pinning")
+_warned: set[tuple[str, str, str]] = set()
 
 ContentBlock = (
     types.TextContent
@@ -39,6 +45,56 @@ class SupportsCallTool(Protocol):
 def _text(content: list[ContentBlock]) -> str:
     return "\n".join(
         block.text for block in content if isinstance(block, types.TextContent)
+    )
+
+
+class DriftError(Exception):
+    """A tool that no longer matches its reviewed definition was refused (pinning="strict")."""
+
+
+@dataclass(frozen=True)
+class PinReport:
+    """How the live server's tools compare with the reviewed ones."""
+
+    drifted: Mapping[str, str] = field(
+        default_factory=dict
+    )  # tool -> the parts that changed
+    missing: tuple[str, ...] = ()  # reviewed, but not served any more
+    unknown: tuple[str, ...] = ()  # served, but never reviewed
+
+    def reasons(self) -> dict[str, str]:
+        """Why each refused tool is refused."""
+        reasons = {
+            name: f"its {parts} changed since review"
+            for name, parts in self.drifted.items()
+        }
+        reasons.update(
+            {name: "the server no longer serves it" for name in self.missing}
+        )
+        return reasons
+
+
+def pin(reviewed: Iterable[Mapping[str, Any]], live: Iterable[Any]) -> PinReport:
+    """Compare served tools with manifest entries (`{"tool": ..., "digests": ...}`) by digest."""
+    expected = {entry["tool"]["name"]: entry["digests"] for entry in reviewed}
+    served = {
+        t["name"]: tool_digests(t)
+        for t in live
+        if isinstance(t, dict) and isinstance(t.get("name"), str)
+    }
+    drifted = {}
+    for name in sorted(expected.keys() & served.keys()):
+        if served[name]["tool"] != expected[name]["tool"]:
+            parts = [
+                key
+                for key in DIGESTED_FIELDS
+                if served[name][key] != expected[name][key]
+            ] or ["other fields"]
+            drifted[name] = ", ".join(parts)
+    return PinReport(
+        drifted,
+        tuple(sorted(expected.keys() - served.keys())),
+        tuple(sorted(served.keys() - expected.keys())),
     )
 
 
@@ -76,10 +132,15 @@ class ToolsBase:
     """Base of every generated `Tools` class: holds a session and runs the calls."""
 
     def __init__(
-        self, session: SupportsCallTool, *, timeout: float | None = None
+        self,
+        session: SupportsCallTool,
+        *,
+        timeout: float | None = None,
+        refused: Mapping[str, str] | None = None,
     ) -> None:
         self.session = session
         self.timeout = timeout
+        self.refused = dict(refused or {})  # tool -> why pinning refuses it
 
     async def call_structured(
         self,
@@ -117,6 +178,10 @@ class ToolsBase:
         arguments: object,
         kwargs: Mapping[str, Any],
     ) -> types.CallToolResult:
+        if name in self.refused:
+            raise DriftError(
+                f"tool '{name}' refused: {self.refused[name]} (pinning is strict; review and re-lock)"
+            )
         model = _input(input_model, arguments, kwargs)
         payload = model.model_dump(mode="json", by_alias=True, exclude_unset=True)
         result = await self.session.call_tool(name, payload, self.timeout)
@@ -163,11 +228,32 @@ async def open_tools(
     headers: Mapping[str, str] | None = None,
     cwd: str | None = None,
     timeout: float | None = None,
+    pinning: Pinning = "strict",
 ) -> AsyncIterator[ToolsT]:
-    """Start (or reach) the locked server of a generated package, and close it afterwards."""
+    """Start (or reach) the locked server of a generated package, and close it afterwards.
+
+    Unless `pinning` is "off", the live tool list is compared with the reviewed digests first:
+    "strict" refuses drifted and vanished tools (the others keep working), "warn" logs each once.
+    """
     manifest = load_manifest(package)
     target = manifest.target(env=env, headers=headers, cwd=cwd)
+    tap = WireTap() if pinning != "off" else None
     async with open_client(
-        target, capabilities=manifest.capabilities, read_timeout=timeout
+        target, capabilities=manifest.capabilities, read_timeout=timeout, tap=tap
     ) as client:
-        yield cls(client, timeout=timeout)
+        refused: dict[str, str] = {}
+        if tap is not None:
+            live, _ = await list_tools_raw(client, tap)
+            reasons = pin(manifest.tools, live).reasons()
+            if pinning == "strict":
+                refused = reasons
+            for name, reason in sorted(reasons.items()):
+                if pinning == "warn" and (manifest.server, name, reason) not in _warned:
+                    _warned.add((manifest.server, name, reason))
+                    logger.warning(
+                        "server '%s': tool '%s' drifted: %s",
+                        manifest.server,
+                        name,
+                        reason,
+                    )
+        yield cls(client, timeout=timeout, refused=refused)

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from contextlib import AbstractAsyncContextManager
 from typing import Any, Literal, overload
 
-from .._runtime.tools import ToolsBase, open_tools
+from .._runtime.tools import Pinning, ToolsBase, open_tools
 from .models import (
     CreateDirectoryInput,
     CreateDirectoryOutput,
@@ -305,12 +305,20 @@ def connect(
     headers: Mapping[str, str] | None = None,
     cwd: str | None = None,
     timeout: float | None = None,
+    pinning: Pinning = "strict",
 ) -> AbstractAsyncContextManager[Tools]:
     """Start (or reach) the locked server, yield its `Tools`, and close it when the block ends.
 
     Env variables and headers are looked up by the names in the lockfile: `env` overrides the
-    process environment; every locked header must be given in `headers`.
+    process environment; every locked header must be given in `headers`. `pinning` compares the
+    live tools with the reviewed ones first: "strict" refuses drifted tools, "warn" logs them.
     """
     return open_tools(
-        Tools, _PACKAGE, env=env, headers=headers, cwd=cwd, timeout=timeout
+        Tools,
+        _PACKAGE,
+        env=env,
+        headers=headers,
+        cwd=cwd,
+        timeout=timeout,
+        pinning=pinning,
     )

@@ -19,6 +19,7 @@ import json
 import os
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -39,7 +40,22 @@ def main() -> None:
     data = json.loads(Path(options.tools).read_text(encoding="utf-8"))
     tools: list[Any] = data["tools"] if isinstance(data, dict) else data
     info = data.get("serverInfo", {"name": "replay", "version": "1.0.0"}) if isinstance(data, dict) else None
-    info = info or {"name": "replay", "version": "1.0.0"}
+    serve(tools, info or {"name": "replay", "version": "1.0.0"}, options)
+
+
+def echo(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    """The default tools/call answer: the call itself, as text."""
+    return {"content": [{"type": "text", "text": json.dumps({"tool": name, "arguments": arguments}, sort_keys=True)}]}
+
+
+def serve(
+    tools: list[Any],
+    info: dict[str, Any],
+    options: argparse.Namespace,
+    instructions: str | None = None,
+    call: Callable[[str, dict[str, Any]], dict[str, Any]] = echo,
+) -> None:
+    """Answer JSON-RPC on stdin/stdout until stdin closes."""
     print(f"replay server: {len(tools)} tools, fault={options.fault or 'none'}", file=sys.stderr, flush=True)
 
     for line in sys.stdin:
@@ -58,6 +74,8 @@ def main() -> None:
                 sys.stdout.write("Server started! Listening on stdio...\n")
                 sys.stdout.flush()
             result = {"protocolVersion": options.protocol, "capabilities": {"tools": {}}, "serverInfo": info}
+            if instructions is not None:
+                result["instructions"] = instructions
             send({"jsonrpc": "2.0", "id": ident, "result": result})
         elif method == "tools/list":
             if options.barrier:
@@ -81,6 +99,9 @@ def main() -> None:
             elif start + size < len(tools):
                 result["nextCursor"] = str(start + size)
             send({"jsonrpc": "2.0", "id": ident, "result": result})
+        elif method == "tools/call":
+            params = request.get("params") or {}
+            send({"jsonrpc": "2.0", "id": ident, "result": call(params.get("name", ""), params.get("arguments") or {})})
         else:
             send({"jsonrpc": "2.0", "id": ident, "error": {"code": -32601, "message": f"Method not found: {method}"}})
 

@@ -1,0 +1,222 @@
+"""Classified differences between two lockfiles: what a reviewer must look at, and what breaks.
+
+Every finding names the tool and the JSON Pointer of the change inside it. Text the model
+reads (descriptions, titles, server instructions) is reported even when the schema is
+unchanged, and every added or changed text is also run through the poisoning lint.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from generator import schemadiff
+
+Severity = Literal["low", "medium", "high"]
+Category = Literal["breaking", "description", "other"]
+FailOn = Literal["breaking", "description", "any", "none"]
+SEVERITIES: tuple[Severity, ...] = ("low", "medium", "high")
+
+# kind -> (category, default severity): the documented vocabulary of findings.
+KINDS: dict[str, tuple[Category, Severity]] = {
+    "tool-added": ("description", "medium"),
+    "tool-removed": ("breaking", "high"),
+    "description-changed": ("description", "medium"),
+    "title-changed": ("description", "low"),
+    "annotation-changed": ("description", "low"),
+    "input-breaking": ("breaking", "high"),
+    "input-compatible": ("other", "low"),
+    "output-breaking": ("breaking", "high"),
+    "output-compatible": ("other", "low"),
+    "schema-description-changed": ("description", "low"),
+    "schema-changed": ("other", "low"),
+    "field-changed": ("other", "low"),
+    "server-changed": ("other", "low"),
+    "poisoning": ("description", "high"),
+}
+_EFFECT_KIND = {
+    "inputSchema": {
+        "narrowed": "input-breaking",
+        "widened": "input-compatible",
+        "extended": "input-compatible",
+        "incompatible": "input-breaking",
+    },
+    "outputSchema": {
+        "narrowed": "output-compatible",
+        "widened": "output-breaking",
+        "extended": "output-compatible",
+        "incompatible": "output-breaking",
+    },
+}
+_MODELLED = frozenset({"name", "title", "description", "annotations", "inputSchema", "outputSchema"})
+
+
+@dataclass(frozen=True)
+class Finding:
+    kind: str
+    severity: Severity
+    tool: str  # "" for a change to the server itself
+    pointer: str  # RFC 6901, inside the tool (or the lockfile, for server changes)
+    message: str
+    old: Any = None
+    new: Any = None
+    detail: str | None = None  # a word-level diff, or the offending span of a poisoning finding
+    rule: str | None = None  # the lint rule, for poisoning findings
+
+    @property
+    def category(self) -> Category:
+        return KINDS[self.kind][0]
+
+
+def _finding(kind: str, tool: str, pointer: str, message: str, **extra: Any) -> Finding:
+    return Finding(kind, extra.pop("severity", KINDS[kind][1]), tool, pointer, message, **extra)
+
+
+def reaches(findings: Iterable[Finding], level: FailOn) -> bool:
+    """Whether findings reach a `--fail-on` level (the exit-code contract)."""
+    wanted = {"breaking": {"breaking"}, "description": {"breaking", "description"}, "any": None, "none": set()}[level]
+    return any(wanted is None or f.category in wanted for f in findings)
+
+
+def diff_documents(old: Mapping[str, Any], new: Mapping[str, Any], *, lint: bool = True) -> list[Finding]:
+    """Every finding between two lockfile documents, in a stable order."""
+    old_tools = {e["tool"]["name"]: e["tool"] for e in old.get("tools", [])}
+    new_tools = {e["tool"]["name"]: e["tool"] for e in new.get("tools", [])}
+    findings = list(_server(old, new))
+    for name in sorted(old_tools.keys() - new_tools.keys()):
+        findings.append(_finding("tool-removed", name, "", f"tool '{name}' removed", old=old_tools[name]))
+    for name in sorted(new_tools.keys() - old_tools.keys()):
+        findings.append(_finding("tool-added", name, "", f"tool '{name}' added", new=new_tools[name]))
+    for name in sorted(old_tools.keys() & new_tools.keys()):
+        findings.extend(diff_tools(old_tools[name], new_tools[name]))
+    if lint:
+        findings.extend(_poisoning(old_tools, new_tools, old, new))
+    return sorted(findings, key=lambda f: (f.tool, f.pointer, f.kind, f.message))
+
+
+def diff_tools(old: Mapping[str, Any], new: Mapping[str, Any]) -> Iterator[Finding]:
+    name = str(new["name"])
+    if old.get("description") != new.get("description"):
+        a, b = old.get("description"), new.get("description")
+        detail = word_diff(a or "", b or "") if isinstance(a, str | None) and isinstance(b, str | None) else None
+        yield _finding("description-changed", name, "/description", "description changed", old=a, new=b, detail=detail)
+    if old.get("title") != new.get("title"):
+        yield _finding("title-changed", name, "/title", "title changed", old=old.get("title"), new=new.get("title"))
+    yield from _annotations(name, old.get("annotations"), new.get("annotations"))
+    for key in ("inputSchema", "outputSchema"):
+        a, b = old.get(key), new.get(key)
+        if key == "outputSchema" and (a is None) != (b is None):
+            kind = "output-compatible" if a is None else "output-breaking"
+            yield _finding(kind, name, f"/{key}", f"outputSchema {'added' if a is None else 'removed'}", old=a, new=b)
+            continue
+        for change in schemadiff.compare(a, b):
+            kind = _EFFECT_KIND[key].get(change.effect) or (
+                "schema-description-changed" if change.effect == "described" else "schema-changed"
+            )
+            severity: Severity = "medium" if change.message == "default changed" else KINDS[kind][1]
+            pointer = f"/{key}{change.pointer}" if change.pointer != "/" else f"/{key}"
+            yield _finding(kind, name, pointer, change.message, old=change.old, new=change.new, severity=severity)
+    for key in sorted((old.keys() | new.keys()) - _MODELLED):
+        if not _same(old.get(key), new.get(key)):
+            pointer = "/" + key.replace("~", "~0").replace("/", "~1")
+            yield _finding("field-changed", name, pointer, f"'{key}' changed", old=old.get(key), new=new.get(key))
+
+
+def _annotations(tool: str, old: Any, new: Any) -> Iterator[Finding]:
+    """Hints per the spec's defaults: readOnly false, destructive true, idempotent false, openWorld true."""
+    a, b = old if isinstance(old, dict) else {}, new if isinstance(new, dict) else {}
+    for key in sorted(a.keys() | b.keys()):
+        if _same(a.get(key), b.get(key)):
+            continue
+        lost_read_only = key == "readOnlyHint" and a.get(key) is True and b.get(key) is not True
+        now_destructive = key == "destructiveHint" and a.get(key) is False and b.get(key, True) is True
+        severity: Severity = "high" if lost_read_only or now_destructive else "low"
+        message = f"annotation {key} changed: {a.get(key)!r} -> {b.get(key)!r}"
+        pointer = f"/annotations/{key}"
+        yield _finding("annotation-changed", tool, pointer, message, old=a.get(key), new=b.get(key), severity=severity)
+
+
+def _server(old: Mapping[str, Any], new: Mapping[str, Any]) -> Iterator[Finding]:
+    old_server, new_server = old.get("server") or {}, new.get("server") or {}
+    a, b = old_server.get("instructions"), new_server.get("instructions")
+    if a != b:
+        detail = word_diff(a or "", b or "") if isinstance(a, str | None) and isinstance(b, str | None) else None
+        yield _finding(
+            "server-changed", "", "/server/instructions", "server instructions changed",
+            old=a, new=b, detail=detail, severity="medium",
+        )  # fmt: skip
+    for key in ("info", "capabilities"):
+        if not _same(old_server.get(key), new_server.get(key)):
+            pointer = f"/server/{key}"
+            yield _finding(
+                "server-changed", "", pointer, f"server {key} changed", old=old_server.get(key), new=new_server.get(key)
+            )
+    for key in ("protocolVersion", "source", "clientCapabilities", "rejected"):
+        if not _same(old.get(key), new.get(key)):
+            yield _finding("server-changed", "", f"/{key}", f"{key} changed", old=old.get(key), new=new.get(key))
+
+
+def _poisoning(
+    old_tools: dict[str, Any], new_tools: dict[str, Any], old: Mapping[str, Any], new: Mapping[str, Any]
+) -> Iterator[Finding]:
+    """Lint the text that is new: added tools, and changed texts of changed tools."""
+    from generator.lint import lint_text, lint_tool
+
+    names = set(new_tools)
+    for name, tool in sorted(new_tools.items()):
+        before = old_tools.get(name)
+        if before is not None and _same(before, tool):
+            continue
+        for hit in lint_tool(tool, known_tools=names - {name}):
+            if before is not None and _text_at(before, hit.pointer) == _text_at(tool, hit.pointer):
+                continue
+            yield _finding(
+                "poisoning", name, hit.pointer, f"{hit.rule}: {hit.message}",
+                severity=hit.severity, detail=hit.excerpt, rule=hit.rule,
+            )  # fmt: skip
+    instructions = (new.get("server") or {}).get("instructions")
+    if isinstance(instructions, str) and instructions != (old.get("server") or {}).get("instructions"):
+        for hit in lint_text(instructions, tool="", pointer="/server/instructions", known_tools=names):
+            yield _finding(
+                "poisoning", "", hit.pointer, f"{hit.rule}: {hit.message}",
+                severity=hit.severity, detail=hit.excerpt, rule=hit.rule,
+            )  # fmt: skip
+
+
+def _text_at(tool: Mapping[str, Any], pointer: str) -> Any:
+    node: Any = tool
+    for token in pointer.split("/")[1:]:
+        token = token.replace("~1", "/").replace("~0", "~")
+        if isinstance(node, dict):
+            node = node.get(token)
+        elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
+            node = node[int(token)]
+        else:
+            return None
+    return node
+
+
+def _same(a: Any, b: Any) -> bool:
+    return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
+
+
+def visible(text: str) -> str:
+    """Text with invisible and control characters shown as escapes (a reviewer must see them)."""
+    return "".join(c if c.isprintable() or c == " " else f"\\u{ord(c):04x}" for c in text)
+
+
+def word_diff(old: str, new: str) -> str:
+    """`[-removed-]{+added+}` over words: prompt text is read by the model word by word."""
+    a, b = visible(old).split(" "), visible(new).split(" ")
+    out: list[str] = []
+    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes():
+        if op == "equal":
+            out.append(" ".join(a[i1:i2]))
+        if op in ("delete", "replace"):
+            out.append("[-" + " ".join(a[i1:i2]) + "-]")
+        if op in ("insert", "replace"):
+            out.append("{+" + " ".join(b[j1:j2]) + "+}")
+    return " ".join(out)

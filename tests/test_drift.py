@@ -1,0 +1,247 @@
+"""`mcpvend diff` and `lock --check` against a real server whose tools drift, and real lockfile pairs."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import PY, REPO, SERVERS, mcpvend, node_server, write_config
+from syrupy.assertion import SnapshotAssertion
+
+from generator.drift import Finding, diff_documents, word_diff
+from generator.report import Section, render
+
+DRIFTING = {"command": PY, "args": [str(SERVERS / "drifting.py")], "env": {"DRIFT": "${DRIFT:-}"}}
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """A project locked against the drifting server's base tools."""
+    write_config(tmp_path, {"drifting": DRIFTING})
+    run = mcpvend("lock", cwd=tmp_path)
+    assert run.code == 0, run.err
+    return tmp_path
+
+
+def live(project: Path, drift: str, *args: str) -> tuple[int, list[dict[str, Any]]]:
+    run = mcpvend("diff", "--live", "drifting", "--format", "json", *args, cwd=project, env={"DRIFT": drift})
+    assert run.code in (0, 1), run.err
+    report = json.loads(run.out)
+    assert report["format"] == "mcpvend-report" and report["version"] == 1
+    return run.code, report["sections"][0]["findings"]
+
+
+# mutation -> the (kind, severity, tool, pointer) it must produce
+EXPECTED = {
+    "description": ("description-changed", "medium", "search", "/description"),
+    "title": ("title-changed", "low", "search", "/title"),
+    "readonly": ("annotation-changed", "high", "search", "/annotations/readOnlyHint"),
+    "destructive": ("annotation-changed", "high", "delete_doc", "/annotations/destructiveHint"),
+    "required": ("input-breaking", "high", "search", "/inputSchema/properties/scope"),
+    "optional": ("input-compatible", "low", "search", "/inputSchema/properties/highlight"),
+    "remove-prop": ("input-breaking", "high", "search", "/inputSchema/properties/legacy"),
+    "narrow-type": ("input-breaking", "high", "search", "/inputSchema/properties/offset/type"),
+    "widen-type": ("input-compatible", "low", "search", "/inputSchema/properties/limit/type"),
+    "enum-removed": ("input-breaking", "high", "search", "/inputSchema/properties/mode/enum"),
+    "enum-added": ("input-compatible", "low", "search", "/inputSchema/properties/mode/enum"),
+    "const": ("input-breaking", "high", "search", "/inputSchema/properties/version/const"),
+    "closed": ("input-breaking", "high", "search", "/inputSchema/additionalProperties"),
+    "bounds-tight": ("input-breaking", "high", "search", "/inputSchema/properties/limit/maximum"),
+    "bounds-loose": ("input-compatible", "low", "search", "/inputSchema/properties/limit/minimum"),
+    "ref": ("input-breaking", "high", "search", "/inputSchema/properties/filters/properties/tags/items/type"),
+    "anyof": ("input-breaking", "high", "search", "/inputSchema/properties/sort/anyOf/0/enum"),
+    "optional-query": ("input-compatible", "low", "search", "/inputSchema/required"),
+    "schema-desc": ("schema-description-changed", "low", "search", "/inputSchema/properties/query/description"),
+    "default": ("schema-changed", "medium", "search", "/inputSchema/properties/mode/default"),
+    "output-removed": ("output-breaking", "high", "search", "/outputSchema/properties/results"),
+    "output-optional": ("output-breaking", "high", "search", "/outputSchema/required"),
+    "output-added": ("output-compatible", "low", "search", "/outputSchema/properties/took"),
+    "execution": ("field-changed", "low", "search", "/execution"),
+    "meta": ("field-changed", "low", "search", "/_meta"),
+    "unknown": ("field-changed", "low", "search", "/futureField"),
+    "added": ("tool-added", "medium", "export", ""),
+    "removed": ("tool-removed", "high", "delete_doc", ""),
+    "instructions": ("server-changed", "medium", "", "/server/instructions"),
+}
+
+
+def test_the_drifting_server_lists_every_expected_mutation() -> None:
+    listed = subprocess.run([PY, str(SERVERS / "drifting.py"), "--list"], capture_output=True, text=True, check=True)
+    assert set(listed.stdout.split()) == set(EXPECTED) | {"poisoned"}
+
+
+@pytest.mark.parametrize("mutation", sorted(EXPECTED))
+def test_each_mutation_gives_its_finding_and_nothing_else(project: Path, mutation: str) -> None:
+    code, findings = live(project, mutation)
+    assert code == 1
+    got = [(f["kind"], f["severity"], f["tool"], f["pointer"]) for f in findings]
+    assert got == [EXPECTED[mutation]]
+    finding = findings[0]
+    assert finding["category"] in ("breaking", "description", "other") and finding["message"]
+
+
+def test_unchanged_server_is_clean(project: Path) -> None:
+    assert live(project, "") == (0, [])
+
+
+def test_fail_on_levels(project: Path) -> None:
+    for drift, level, code in [
+        ("optional", "any", 1),
+        ("optional", "description", 0),
+        ("optional", "breaking", 0),
+        ("description", "breaking", 0),
+        ("description", "description", 1),
+        ("required", "breaking", 1),
+        ("required", "none", 0),
+    ]:
+        assert live(project, drift, "--fail-on", level)[0] == code, (drift, level)
+
+
+def test_changed_descriptions_are_linted_and_diffed_word_by_word(project: Path) -> None:
+    _, findings = live(project, "poisoned")
+    rules = {f["rule"] for f in findings if f["kind"] == "poisoning"}
+    assert {"hidden-instruction", "credential-reference"} <= rules
+    assert all(f["severity"] == "high" and f["tool"] == "search" for f in findings if f["kind"] == "poisoning")
+    described = next(f for f in findings if f["kind"] == "description-changed")
+    assert described["detail"].startswith("Search {+documents. <IMPORTANT>Before using")
+    _, untouched = live(project, "title")  # a title change does not re-lint the unchanged description
+    assert [f["kind"] for f in untouched] == ["title-changed"]
+
+
+def test_errors_exit_2(project: Path) -> None:
+    run = mcpvend("diff", "--live", "nope", cwd=project)
+    assert run.code == 2 and "no server named 'nope'" in run.err
+    run = mcpvend("diff", "only-one.lock.json", cwd=project)
+    assert run.code == 2 and "give OLD and NEW lockfiles, or --live SERVER" in run.err
+    run = mcpvend("diff", "missing.lock.json", "lockfiles/drifting.lock.json", cwd=project)
+    assert run.code == 2 and "missing.lock.json: lockfile not found" in run.err
+    broken = project / "lockfiles" / "broken.lock.json"
+    broken.write_text("{")
+    run = mcpvend("diff", str(broken), "lockfiles/drifting.lock.json", cwd=project)
+    assert run.code == 2 and "not valid JSON" in run.err
+
+
+def test_lock_check_reports_classified_drift(project: Path) -> None:
+    run = mcpvend("lock", "--check", cwd=project, env={"DRIFT": "required,readonly"})
+    assert run.code == 1
+    assert "high input-breaking: search /inputSchema/properties/scope: required property 'scope' added" in run.err
+    assert "high annotation-changed: search /annotations/readOnlyHint" in run.err
+
+
+def test_diff_between_git_revisions(project: Path) -> None:
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"]
+    subprocess.run([*git, "init", "-q"], cwd=project, check=True)
+    subprocess.run([*git, "add", "lockfiles"], cwd=project, check=True)
+    subprocess.run([*git, "commit", "-qm", "lock"], cwd=project, check=True)
+    assert mcpvend("lock", cwd=project, env={"DRIFT": "removed"}).code == 0
+    run = mcpvend("diff", "HEAD:lockfiles/drifting.lock.json", "lockfiles/drifting.lock.json", cwd=project)
+    assert run.code == 1
+    assert "tool-removed" in run.out and "delete_doc" in run.out
+    bad = mcpvend("diff", "NOPE:lockfiles/drifting.lock.json", "lockfiles/drifting.lock.json", cwd=project)
+    assert bad.code == 2 and "cannot read from git" in bad.err
+
+
+def test_real_lockfile_pair_everything_with_and_without_capabilities(tmp_path: Path) -> None:
+    entry = str(node_server("server-everything"))
+    write_config(tmp_path, {"everything": {"command": "node", "args": [entry, "stdio"], "capabilities": ["sampling", "elicitation", "roots"]}})  # fmt: skip
+    assert mcpvend("lock", cwd=tmp_path).code == 0
+    run = mcpvend(
+        "diff", str(REPO / "lockfiles" / "everything.lock.json"), "lockfiles/everything.lock.json",
+        "--format", "json", cwd=tmp_path,
+    )  # fmt: skip
+    findings = json.loads(run.out)["sections"][0]["findings"]
+    added = sorted(f["tool"] for f in findings if f["kind"] == "tool-added")
+    assert run.code == 1 and len(added) == 4
+    assert {f["kind"] for f in findings} <= {"tool-added", "server-changed", "poisoning"}
+
+
+def sample_findings() -> list[Finding]:
+    old = json.loads((REPO / "lockfiles" / "demo.lock.json").read_text())
+    new = json.loads(json.dumps(old))
+    tool = new["tools"][0]["tool"]
+    tool["name"] = "x|`<img src=x onerror=alert(1)>` [click](http://evil.test)"
+    new["tools"][0]["tool"] = tool
+    new["tools"][1]["tool"]["description"] = "Cancel it. ``` escape the fence ``` <b>bold</b>"
+    return diff_documents(old, new, lint=False)
+
+
+def test_markdown_report_snapshot_and_untrusted_text_is_inert(snapshot: SnapshotAssertion) -> None:
+    markdown = render(
+        [Section("HEAD:lockfiles/demo.lock.json", "lockfiles/demo.lock.json", sample_findings())], "markdown"
+    )
+    assert markdown == snapshot
+    outside_code = re.sub(r"(`+)[^`].*?\1", "", re.sub(r"````diff.*?````", "", markdown, flags=re.S))
+    assert "<img" not in outside_code and "<b>" not in outside_code and "](http" not in outside_code
+    assert "````diff" in markdown  # a fence longer than the ``` inside the description
+    assert "`` x\\|`<img src=x onerror=alert(1)>` [click](http://evil.test) ``" in markdown
+
+
+def test_text_and_json_reports() -> None:
+    findings = sample_findings()
+    text = render([Section("a", "b", findings)], "text")
+    assert text.startswith(f"a -> b: {len(findings)} findings")
+    coloured = render([Section("a", "b", findings)], "text", colour=True)
+    assert "\x1b[" in coloured and "\x1b[" not in text
+    document = json.loads(render([Section("a", "b", findings)], "json"))
+    assert document["summary"]["total"] == len(findings) == len(document["sections"][0]["findings"])
+    assert set(document["sections"][0]["findings"][0]) == {
+        "kind", "category", "severity", "tool", "pointer", "message", "old", "new", "detail", "rule",
+    }  # fmt: skip
+
+
+def test_word_diff_shows_invisible_characters() -> None:
+    assert word_diff("read the file", "read the\u200b file now") == "read [-the-] {+the\\u200b+} file {+now+}"
+
+
+def test_repo_lockfiles_copy_has_no_findings(tmp_path: Path) -> None:
+    shutil.copy(REPO / "lockfiles" / "time.lock.json", tmp_path / "t.lock.json")
+    run = mcpvend("diff", str(REPO / "lockfiles" / "time.lock.json"), "t.lock.json", cwd=tmp_path)
+    assert run.code == 0 and "no changes" in run.out
+
+
+PINNING_PROBE = """
+import anyio, logging, sys
+sys.path.insert(0, sys.argv[1])
+logging.basicConfig(level=logging.WARNING, format="LOG %(name)s %(message)s", stream=sys.stdout)
+from generated import drifting
+from generated._runtime.tools import DriftError
+
+async def main(policy: str) -> None:
+    for attempt in range(2):
+        async with drifting.connect(pinning=policy) as tools:
+            print(policy, "refused:", sorted(tools.refused))
+            print((await tools.search(query="mcp")).results)
+            try:
+                print((await tools.delete_doc(id_="d1")).text)
+            except DriftError as exc:
+                print("DriftError", exc)
+
+anyio.run(main, sys.argv[2])
+"""
+
+
+@pytest.mark.parametrize("policy", ["strict", "warn", "off"])
+def test_runtime_pinning_refuses_warns_or_ignores_drifted_tools(project: Path, policy: str) -> None:
+    assert mcpvend("generate", cwd=project).code == 0
+    run = subprocess.run(
+        [PY, "-c", PINNING_PROBE, str(project), policy],
+        cwd=project, capture_output=True, text=True, timeout=60,
+        env={**__import__("os").environ, "DRIFT": "destructive"},
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr[-2000:]
+    lines = run.stdout.splitlines()
+    echoed = '{"arguments": {"id": "d1"}, "tool": "delete_doc"}'
+    refused = "DriftError tool 'delete_doc' refused: its annotations changed since review (pinning is strict; review and re-lock)"  # noqa: E501
+    warning = "LOG mcpvend.pinning server 'drifting': tool 'delete_doc' drifted: its annotations changed since review"
+    one_connect = {
+        "strict": ["strict refused: ['delete_doc']", "['doc about mcp']", refused],
+        "warn": ["warn refused: []", "['doc about mcp']", echoed],
+        "off": ["off refused: []", "['doc about mcp']", echoed],
+    }[policy]
+    expected = ([warning] if policy == "warn" else []) + one_connect + one_connect  # warned once, not per connect
+    assert lines == expected
