@@ -236,7 +236,7 @@ def test_runtime_pinning_refuses_warns_or_ignores_drifted_tools(project: Path, p
     assert run.returncode == 0, run.stderr[-2000:]
     lines = run.stdout.splitlines()
     echoed = '{"arguments": {"id": "d1"}, "tool": "delete_doc"}'
-    refused = "DriftError tool 'delete_doc' refused: its annotations changed since review (pinning is strict; review and re-lock)"  # noqa: E501
+    refused = "DriftError tool 'delete_doc' refused: its annotations changed since review (pinning is strict; review and re-lock)"
     warning = "LOG mcpvend.pinning server 'drifting': tool 'delete_doc' drifted: its annotations changed since review"
     one_connect = {
         "strict": ["strict refused: ['delete_doc']", "['doc about mcp']", refused],

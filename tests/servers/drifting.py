@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
-from replay import echo, serve  # noqa: E402
+from replay import echo, serve
 
 SEARCH: dict[str, Any] = {
     "name": "search",
@@ -82,7 +82,7 @@ MUTATIONS: dict[str, Callable[[Tools], None]] = {
     "required": lambda tools: (
         _props(tools).update(scope={"type": "string"}),
         tools["search"]["inputSchema"]["required"].append("scope"),
-    ),  # noqa: E501
+    ),
     "optional": lambda tools: _props(tools).update(highlight={"type": "boolean"}),
     "remove-prop": lambda tools: _props(tools).pop("legacy"),
     "narrow-type": lambda tools: _props(tools)["offset"].update(type="integer"),
@@ -108,7 +108,7 @@ MUTATIONS: dict[str, Callable[[Tools], None]] = {
     "unknown": _search(lambda t: t.update(futureField={"a": 1})),
     "added": lambda tools: tools.update(
         export={"name": "export", "description": "Export all documents.", "inputSchema": {"type": "object"}}
-    ),  # noqa: E501
+    ),
     "removed": lambda tools: tools.pop("delete_doc"),
 }
 
