@@ -48,7 +48,7 @@ def summary(findings: Sequence[Finding]) -> dict[str, int]:
 def _headline(section: Section) -> str:
     counts = summary(section.findings)
     if not counts["total"]:
-        return f"{section.old} -> {section.new}: no changes"
+        return f"{section.old} -> {section.new}: no findings"
     parts = [f"{counts[c]} {c}" for c in ("breaking", "description", "other") if counts[c]]
     return f"{section.old} -> {section.new}: {counts['total']} findings ({', '.join(parts)})"
 

@@ -20,9 +20,9 @@ from collections.abc import Iterator
 from typing import Any
 from urllib.parse import unquote
 
-_SCHEMA_MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
-_SCHEMA_LISTS = ("allOf", "anyOf", "oneOf", "prefixItems")
-_SCHEMA_VALUES = (
+SCHEMA_MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
+SCHEMA_LISTS = ("allOf", "anyOf", "oneOf", "prefixItems")
+SCHEMA_VALUES = (
     "items",
     "additionalProperties",
     "additionalItems",
@@ -53,15 +53,15 @@ def subschemas(schema: Any) -> Iterator[dict[str, Any]]:
     if not isinstance(schema, dict):
         return
     yield schema
-    for key in _SCHEMA_MAPS:
+    for key in SCHEMA_MAPS:
         if isinstance(children := schema.get(key), dict):
             for child in children.values():
                 yield from subschemas(child)
-    for key in _SCHEMA_LISTS:
+    for key in SCHEMA_LISTS:
         if isinstance(children := schema.get(key), list):
             for child in children:
                 yield from subschemas(child)
-    for key in _SCHEMA_VALUES:
+    for key in SCHEMA_VALUES:
         child = schema.get(key)
         if isinstance(child, list):  # draft-07 tuple `items`
             for item in child:

@@ -201,7 +201,7 @@ def test_word_diff_shows_invisible_characters() -> None:
 def test_repo_lockfiles_copy_has_no_findings(tmp_path: Path) -> None:
     shutil.copy(REPO / "lockfiles" / "time.lock.json", tmp_path / "t.lock.json")
     run = mcpvend("diff", str(REPO / "lockfiles" / "time.lock.json"), "t.lock.json", cwd=tmp_path)
-    assert run.code == 0 and "no changes" in run.out
+    assert run.code == 0 and "no findings" in run.out
 
 
 PINNING_PROBE = """
@@ -245,3 +245,17 @@ def test_runtime_pinning_refuses_warns_or_ignores_drifted_tools(project: Path, p
     }[policy]
     expected = ([warning] if policy == "warn" else []) + one_connect + one_connect  # warned once, not per connect
     assert lines == expected
+
+
+def test_lint_command_over_lockfiles(project: Path) -> None:
+    clean = mcpvend("lint", cwd=REPO)
+    assert clean.code == 0, clean.out + clean.err
+    assert clean.out.count(": no findings") == 4
+    assert mcpvend("lock", cwd=project, env={"DRIFT": "poisoned"}).code == 0
+    run = mcpvend("lint", "drifting", "--format", "json", cwd=project)
+    assert run.code == 1
+    findings = json.loads(run.out)["sections"][0]["findings"]
+    assert {f["rule"] for f in findings} >= {"hidden-instruction", "credential-reference"}
+    assert all(f["kind"] == "poisoning" and f["tool"] == "search" and f["pointer"] == "/description" for f in findings)
+    assert mcpvend("lint", "drifting", "--fail-on", "breaking", cwd=project).code == 0
+    assert mcpvend("lint", "nope", cwd=project).code == 2
