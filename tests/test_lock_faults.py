@@ -114,7 +114,9 @@ def test_check_reports_drift_and_writes_nothing(tmp_path: Path) -> None:
     run = mcpvend("lock", "--check", cwd=tmp_path)
     assert run.code == 1, run.err
     assert "DRIFT  r: 3 tools" in run.err
-    assert "- tool added: added" in run.err and "- tool changed: search (description)" in run.err
+    assert "- medium tool-added: added /: tool 'added' added" in run.err
+    assert "- medium description-changed: search /description: description changed" in run.err
+    assert "- high poisoning: search /description: credential-reference" in run.err
     assert "up to date  demo" in run.err
     assert path.read_bytes() == before and path.stat().st_mtime_ns == mtime
 

@@ -212,7 +212,13 @@ def _input(
     fields = model.model_fields
     unknown = sorted(kwargs.keys() - fields.keys())
     if unknown:
-        raise TypeError(f"unexpected keyword argument {unknown[0]!r}")
+        by_alias = {info.alias: name for name, info in fields.items() if info.alias}
+        hint = (
+            f" (property {unknown[0]!r} is parameter {by_alias[unknown[0]]!r})"
+            if unknown[0] in by_alias
+            else ""
+        )
+        raise TypeError(f"unexpected keyword argument {unknown[0]!r}{hint}")
     present = {
         k: v for k, v in kwargs.items() if v is not None or fields[k].is_required()
     }
