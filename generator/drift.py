@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from generator import schemadiff
+from generator.schemas import pointer_get
 
 Severity = Literal["low", "medium", "high"]
 Category = Literal["breaking", "description", "other"]
@@ -171,7 +172,7 @@ def _poisoning(
         if before is not None and _same(before, tool):
             continue
         for hit in lint_tool(tool, known_tools=names - {name}):
-            if before is not None and _text_at(before, hit.pointer) == _text_at(tool, hit.pointer):
+            if before is not None and pointer_get(before, hit.pointer) == pointer_get(tool, hit.pointer):
                 continue
             yield _finding(
                 "poisoning", name, hit.pointer, f"{hit.rule}: {hit.message}",
@@ -184,19 +185,6 @@ def _poisoning(
                 "poisoning", "", hit.pointer, f"{hit.rule}: {hit.message}",
                 severity=hit.severity, detail=hit.excerpt, rule=hit.rule,
             )  # fmt: skip
-
-
-def _text_at(tool: Mapping[str, Any], pointer: str) -> Any:
-    node: Any = tool
-    for token in pointer.split("/")[1:]:
-        token = token.replace("~1", "/").replace("~0", "~")
-        if isinstance(node, dict):
-            node = node.get(token)
-        elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
-            node = node[int(token)]
-        else:
-            return None
-    return node
 
 
 def _same(a: Any, b: Any) -> bool:

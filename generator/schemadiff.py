@@ -14,6 +14,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from generator.schemas import pointer_get
+
 Effect = Literal["narrowed", "widened", "extended", "incompatible", "described", "other"]
 
 _LOWER = ("minimum", "exclusiveMinimum", "minLength", "minItems", "minProperties", "minContains")
@@ -48,25 +50,12 @@ def _resolve(node: Any, root: Any, stack: tuple[str, ...] = ()) -> Any:
         return node
     ref = node.get("$ref")
     if isinstance(ref, str) and ref.startswith("#") and ref not in stack:
-        target = _pointer(root, ref[1:])
+        target = pointer_get(root, ref[1:])
         if target is not None:
             rest = {k: v for k, v in node.items() if k != "$ref"}
             merged = {**target, **rest} if isinstance(target, dict) else target
             return _resolve(merged, root, (*stack, ref))
     return {k: _resolve(v, root, stack) for k, v in node.items() if k not in ("$defs", "definitions")}
-
-
-def _pointer(root: Any, pointer: str) -> Any:
-    node = root
-    for token in pointer.split("/")[1:]:
-        token = token.replace("~1", "/").replace("~0", "~")
-        if isinstance(node, dict) and token in node:
-            node = node[token]
-        elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
-            node = node[int(token)]
-        else:
-            return None
-    return node
 
 
 def _token(key: str) -> str:

@@ -152,8 +152,14 @@ def _in_definitions(ref: str) -> bool:
 
 
 def _resolve(root: dict[str, Any], pointer: str) -> Any:
+    node = pointer_get(root, pointer[1:])
+    return node if isinstance(node, dict | bool) else None
+
+
+def pointer_get(root: Any, pointer: str) -> Any:
+    """The value at an RFC 6901 JSON Pointer (`/a/0/b`, URI-escaped or not), or None if there is none."""
     node: Any = root
-    for token in pointer[2:].split("/"):
+    for token in pointer.split("/")[1:]:
         token = unquote(token).replace("~1", "/").replace("~0", "~")
         if isinstance(node, dict) and token in node:
             node = node[token]
@@ -161,7 +167,7 @@ def _resolve(root: dict[str, Any], pointer: str) -> Any:
             node = node[int(token)]
         else:
             return None
-    return node if isinstance(node, dict | bool) else None
+    return node
 
 
 def _definition_name(pointer: str, taken: dict[str, Any]) -> str:
