@@ -75,3 +75,12 @@ def test_live_display_on_a_terminal(tmp_path: Path) -> None:
     screen = b"".join(chunks).decode(errors="replace")
     assert "\x1b[" in screen  # drawn by the live display, not plain lines
     assert "locked  demo: 4 tools" in screen
+
+
+def test_an_unwritable_lockfile_directory_is_an_error_naming_the_server(tmp_path: Path) -> None:
+    write_config(tmp_path, {"demo": demo()})
+    (tmp_path / "lockfiles").write_text("a file where the directory should be")
+    run = mcpvend("lock", cwd=tmp_path)
+    assert run.code == 2
+    assert "error: server 'demo': cannot write" in run.err and "lockfiles/demo.lock.json" in run.err
+    assert (tmp_path / "lockfiles").read_text() == "a file where the directory should be"
