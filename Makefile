@@ -39,6 +39,7 @@ bench: $(VENV)/.installed $(NODE_DIR)/node_modules/.installed
 	$(BIN)/python bench/lock.py
 	$(BIN)/python bench/generate.py
 	$(BIN)/python bench/lint.py
+	$(BIN)/python bench/search.py
 
 ## lock-examples: re-lock every example server of this repo (the golden record)
 lock-examples: $(VENV)/.installed $(NODE_DIR)/node_modules/.installed
