@@ -14,53 +14,19 @@ Usage: python bench/search.py [--runs N] [--tasks]
 from __future__ import annotations
 
 import argparse
-import json
-import re
 import statistics
 import sys
 import time
-from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
-from generator.runtime.search import FIELDS, BM25Ranker, Hit, Ranker, SearchDocument, stem, tokenize
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "tests"))
 
-DATA = Path(__file__).resolve().parent.parent / "tests" / "data" / "livemcpbench"
+from conftest import OverlapRanker, annotated_tasks, search_documents  # noqa: E402
+
+from generator.runtime.search import FIELDS, BM25Ranker, Ranker, stem  # noqa: E402
+
 KS = (1, 5, 10, 20)
-
-
-def documents() -> list[SearchDocument]:
-    """Every corpus tool, in file order."""
-    entries: list[dict[str, Any]] = json.loads((DATA / "tools.json").read_text(encoding="utf-8"))
-    return [
-        SearchDocument.from_tool(f"{server}__{tool['name']}", tool, server)
-        for entry in entries
-        for server, listing in entry["tools"].items()
-        for tool in listing["tools"]
-    ]
-
-
-def tasks() -> list[tuple[str, str, list[str]]]:
-    """(task id, question, annotated tool names in order, without repeats) for every task."""
-    annotations: list[dict[str, Any]] = json.loads((DATA / "annotations.json").read_text(encoding="utf-8"))
-    result = []
-    for task in annotations:
-        lines = task["Annotator Metadata"]["Tools"].splitlines()
-        names = [re.sub(r"^\s*\d+\.\s*", "", line).strip() for line in lines]
-        result.append((task["task_id"], task["Question"], list(dict.fromkeys(n for n in names if n))))
-    return result
-
-
-class OverlapRanker:
-    """The baseline: how many distinct query tokens a tool's text contains; ties by key."""
-
-    def __init__(self, docs: Sequence[SearchDocument]) -> None:
-        self.terms = [(d.key, set(tokenize(" ".join(d.fields().values())))) for d in docs]
-
-    def rank(self, query: str, limit: int) -> list[Hit]:
-        wanted = set(tokenize(query))
-        hits = [Hit(key, float(len(wanted & terms))) for key, terms in self.terms if wanted & terms]
-        return sorted(hits, key=lambda h: (-h.score, h.key))[: max(limit, 0)]
 
 
 def recalls(ranker: Ranker, names: dict[str, str], task: tuple[str, str, list[str]]) -> dict[int, float]:
@@ -76,10 +42,10 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--tasks", action="store_true", help="print recall@10 of every task")
     args = parser.parse_args()
-    docs = documents()
+    docs = search_documents()
     names = {d.key: d.name for d in docs}
     pool = set(names.values())
-    all_tasks = tasks()
+    all_tasks = annotated_tasks()
     missing = [(task_id, n) for task_id, _, annotated in all_tasks for n in annotated if n not in pool]
     scored = [t for t in all_tasks if any(n in pool for n in t[2])]
     rankers: dict[str, Ranker] = {
@@ -98,7 +64,7 @@ def main() -> None:
             bm25.rank(question, max(KS))
             query_times.append(time.perf_counter() - start)
     start = time.perf_counter()
-    documents()
+    search_documents()
     load_time = time.perf_counter() - start
 
     index_ms, query_ms = 1000 * statistics.median(index_times), 1000 * statistics.median(query_times)

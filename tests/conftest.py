@@ -194,3 +194,46 @@ def tree(root: Path) -> dict[str, bytes]:
         for p in sorted(root.rglob("*"))
         if p.is_file() and "__pycache__" not in p.parts
     }
+
+
+ANNOTATIONS = REPO / "tests" / "data" / "livemcpbench" / "annotations.json"
+
+
+def search_documents() -> list[Any]:
+    """Every corpus tool as a search document (key `server__tool`), in file order."""
+    from generator.runtime.search import SearchDocument
+
+    return [
+        SearchDocument.from_tool(f"{server}__{tool['name']}", tool, server)
+        for entry in json.loads(CORPUS.read_text(encoding="utf-8"))
+        for server, listing in entry["tools"].items()
+        for tool in listing["tools"]
+    ]
+
+
+def annotated_tasks() -> list[tuple[str, str, list[str]]]:
+    """(task id, question, annotated tool names in order, without repeats) for every corpus task."""
+    import re
+
+    result = []
+    for task in json.loads(ANNOTATIONS.read_text(encoding="utf-8")):
+        lines = task["Annotator Metadata"]["Tools"].splitlines()
+        names = [re.sub(r"^\s*\d+\.\s*", "", line).strip() for line in lines]
+        result.append((task["task_id"], task["Question"], list(dict.fromkeys(n for n in names if n))))
+    return result
+
+
+class OverlapRanker:
+    """The search baseline: how many distinct query tokens a tool's text contains; ties by key."""
+
+    def __init__(self, docs: Any) -> None:
+        from generator.runtime.search import tokenize
+
+        self.terms = [(d.key, set(tokenize(" ".join(d.fields().values())))) for d in docs]
+
+    def rank(self, query: str, limit: int) -> list[Any]:
+        from generator.runtime.search import Hit, tokenize
+
+        wanted = set(tokenize(query))
+        hits = [Hit(key, float(len(wanted & terms))) for key, terms in self.terms if wanted & terms]
+        return sorted(hits, key=lambda h: (-h.score, h.key))[: max(limit, 0)]
