@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from generator import schemadiff
+from generator.lint import Severity, lint_text, lint_tool, visible
 from generator.schemas import pointer_get
 
-Severity = Literal["low", "medium", "high"]
 Category = Literal["breaking", "description", "other"]
 FailOn = Literal["breaking", "description", "any", "none"]
 SEVERITIES: tuple[Severity, ...] = ("low", "medium", "high")
@@ -164,8 +164,6 @@ def _poisoning(
     old_tools: dict[str, Any], new_tools: dict[str, Any], old: Mapping[str, Any], new: Mapping[str, Any]
 ) -> Iterator[Finding]:
     """Lint the text that is new: added tools, and changed texts of changed tools."""
-    from generator.lint import lint_text, lint_tool
-
     names = set(new_tools)
     for name, tool in sorted(new_tools.items()):
         before = old_tools.get(name)
@@ -189,11 +187,6 @@ def _poisoning(
 
 def _same(a: Any, b: Any) -> bool:
     return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
-
-
-def visible(text: str) -> str:
-    """Text with invisible and control characters shown as escapes (a reviewer must see them)."""
-    return "".join(c if c.isprintable() or c == " " else f"\\u{ord(c):04x}" for c in text)
 
 
 def word_diff(old: str, new: str) -> str:

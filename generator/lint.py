@@ -205,14 +205,16 @@ def _sorted(findings: Iterable[LintFinding]) -> list[LintFinding]:
 
 
 def _excerpt(span: str) -> str:
-    shown = "".join(_visible(c) for c in span)
+    shown = visible(span)
     return shown if len(shown) <= EXCERPT_LENGTH else shown[: EXCERPT_LENGTH - 1] + "…"
 
 
-def _visible(char: str) -> str:
-    if not _hidden(char) and unicodedata.category(char) not in ("Zl", "Zp"):  # \n, \t, U+2028 break the line
-        return char
-    return f"\\u{ord(char):04x}" if ord(char) <= 0xFFFF else f"\\U{ord(char):08x}"
+def visible(text: str) -> str:
+    """Text with every invisible, control or line-breaking character shown as an escape: a reviewer must see it."""
+    return "".join(
+        c if c == " " or c.isprintable() else f"\\u{ord(c):04x}" if ord(c) <= 0xFFFF else f"\\U{ord(c):08x}"
+        for c in text
+    )
 
 
 def _hidden(char: str) -> bool:
