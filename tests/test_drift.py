@@ -259,3 +259,14 @@ def test_lint_command_over_lockfiles(project: Path) -> None:
     assert all(f["kind"] == "poisoning" and f["tool"] == "search" and f["pointer"] == "/description" for f in findings)
     assert mcpvend("lint", "drifting", "--fail-on", "breaking", cwd=project).code == 0
     assert mcpvend("lint", "nope", cwd=project).code == 2
+
+
+def test_check_and_live_diff_with_a_missing_or_corrupt_lockfile(project: Path) -> None:
+    path = project / "lockfiles" / "drifting.lock.json"
+    path.write_text("{")
+    run = mcpvend("lock", "--check", cwd=project)
+    assert run.code == 1 and "- the existing lockfile is unreadable" in run.err
+    assert path.read_text() == "{"
+    path.unlink()
+    run = mcpvend("diff", "--live", "drifting", cwd=project)
+    assert run.code == 2 and "drifting.lock.json: lockfile not found (run `mcpvend lock`)" in run.err
