@@ -10,7 +10,18 @@
 - `everything`: server everything (13 tools)
 - `filesystem`: server filesystem (14 tools)
 - `time`: server time (2 tools)
+
+`toolset(servers=[...], mode="auto")` hands these tools to an LLM (see `_runtime/toolset.py`).
 """
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ._runtime.toolset import PackageToolsets
+
+    toolset: PackageToolsets
 
 SERVERS = (
     "demo",
@@ -18,3 +29,12 @@ SERVERS = (
     "filesystem",
     "time",
 )
+
+
+def __getattr__(name: str) -> Any:
+    # `toolset` is made on first use, so that importing the package starts nothing and loads no SDK.
+    if name == "toolset":
+        from ._runtime.toolset import PackageToolsets
+
+        return PackageToolsets(__name__, SERVERS)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

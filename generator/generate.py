@@ -30,7 +30,22 @@ if TYPE_CHECKING:
     from generator.plan import ToolPlan
 
 RUNTIME = Path(__file__).resolve().parent / "runtime"
-RUNTIME_MODULES = ("__init__.py", "connection.py", "digests.py", "manifest.py", "targets.py", "tools.py")
+RUNTIME_MODULES = (
+    "__init__.py",
+    "budget.py",
+    "catalog.py",
+    "connection.py",
+    "digests.py",
+    "manifest.py",
+    "names.py",
+    "pool.py",
+    "results.py",
+    "search.py",
+    "specs.py",
+    "targets.py",
+    "tools.py",
+    "toolset.py",
+)
 RUNTIME_HEADER = "# Part of the mcpvend runtime, vendored by `mcpvend generate`. Do not edit.\n"
 DO_NOT_EDIT = "# Do not edit: run `mcpvend generate`."
 
@@ -147,7 +162,13 @@ def _server_files(name: str, lock: Lockfile, relative: str, header: str, renames
         "source": lock.document["source"],
         "clientCapabilities": lock.document.get("clientCapabilities", []),
         "tools": [
-            {"method": plan.method, "tool": entry["tool"], "digests": entry["digests"]}
+            {
+                "method": plan.method,
+                "input": plan.input_class,
+                "output": plan.output_class,
+                "tool": entry["tool"],
+                "digests": entry["digests"],
+            }
             for plan, entry in zip(plans, lock.document["tools"], strict=True)
         ],
     }

@@ -10,11 +10,12 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, TypeVar
 
 import mcp_types as types
+from mcp import Client
 from pydantic import BaseModel, RootModel
 
 from .connection import WireTap, list_tools_raw, open_client
 from .digests import DIGESTED_FIELDS, tool_digests
-from .manifest import load_manifest
+from .manifest import Manifest, load_manifest
 
 Pinning = Literal["strict", "warn", "off"]
 logger = logging.getLogger("mcpvend.pinning")
@@ -247,19 +248,27 @@ async def open_tools(
     async with open_client(
         target, capabilities=manifest.capabilities, read_timeout=timeout, tap=tap
     ) as client:
-        refused: dict[str, str] = {}
-        if tap is not None:
-            live, _ = await list_tools_raw(client, tap)
-            reasons = pin(manifest.tools, live).reasons()
-            if pinning == "strict":
-                refused = reasons
-            for name, reason in sorted(reasons.items()):
-                if pinning == "warn" and (manifest.server, name, reason) not in _warned:
-                    _warned.add((manifest.server, name, reason))
-                    logger.warning(
-                        "server '%s': tool '%s' drifted: %s",
-                        manifest.server,
-                        name,
-                        reason,
-                    )
+        refused = await check_pins(manifest, client, tap, pinning)
         yield cls(client, timeout=timeout, refused=refused)
+
+
+async def check_pins(
+    manifest: Manifest, client: Client, tap: WireTap | None, pinning: Pinning
+) -> dict[str, str]:
+    """The tools to refuse (tool -> why) after comparing the live list with the reviewed one.
+
+    Needs a `tap` unless pinning is "off"; "warn" logs each drifted tool once per process.
+    """
+    if pinning == "off" or tap is None:
+        return {}
+    live, _ = await list_tools_raw(client, tap)
+    reasons = pin(manifest.tools, live).reasons()
+    if pinning == "warn":
+        for name, reason in sorted(reasons.items()):
+            if (manifest.server, name, reason) not in _warned:
+                _warned.add((manifest.server, name, reason))
+                logger.warning(
+                    "server '%s': tool '%s' drifted: %s", manifest.server, name, reason
+                )
+        return {}
+    return reasons

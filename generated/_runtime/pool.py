@@ -1,0 +1,232 @@
+# Part of the mcpvend runtime, vendored by `mcpvend generate`. Do not edit.
+"""One connection per server, shared by every concurrent call; started on first use, restarted after a crash.
+
+An `mcp.Client` must be entered and left by the same task, but a toolset's calls come from
+whatever tasks the agent runs. So each connection is held open by a task of its own (`_hold`)
+until it is closed, and calls only borrow the client. A call that finds the server gone
+restarts it once for everybody (by generation number), and is sent again only when the tool's
+reviewed annotations say it is read-only or idempotent: anything else might have run already.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, TextIO
+
+import anyio
+import mcp_types as types
+from mcp import Client, MCPError
+
+from .catalog import Entry
+from .connection import WireTap, open_client
+from .manifest import Manifest
+from .targets import StdioTarget, Target
+from .tools import DriftError, Pinning, check_pins
+
+DEFAULT_TIMEOUT = 60.0
+_GONE = (
+    anyio.ClosedResourceError,
+    anyio.BrokenResourceError,
+    anyio.EndOfStream,
+    ConnectionError,
+)
+
+
+class CallFailed(Exception):
+    """A call that produced no tool result; the message is safe to show the model (no secrets)."""
+
+
+def _cause(exc: BaseException) -> BaseException:
+    """The first real error inside the exception groups that task groups wrap errors in."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return exc
+
+
+def _gone(exc: BaseException) -> bool:
+    exc = _cause(exc)
+    return isinstance(exc, _GONE) or (
+        isinstance(exc, MCPError) and exc.code == types.CONNECTION_CLOSED
+    )
+
+
+@dataclass
+class _Live:
+    client: Client
+    refused: Mapping[str, str]
+    generation: int
+    stop: asyncio.Event
+    holder: asyncio.Task[None]
+
+
+@dataclass
+class Connection:
+    """A server a toolset may call, and the connection to it when there is one."""
+
+    manifest: Manifest
+    target: Target
+    pinning: Pinning = "strict"
+    timeout: float = DEFAULT_TIMEOUT
+    errlog: TextIO | None = None
+    restarts: int = 0  # how often a lost server was started again
+    _live: _Live | None = field(default=None, repr=False)
+    _lock: asyncio.Lock = field(default_factory=asyncio.Lock, repr=False)
+    _generation: int = field(default=0, repr=False)
+
+    @property
+    def secrets(self) -> tuple[str, ...]:
+        values = (
+            self.target.env.values()
+            if isinstance(self.target, StdioTarget)
+            else self.target.headers.values()
+        )
+        return tuple(v for v in values if v)
+
+    def redact(self, text: str) -> str:
+        for secret in sorted(self.secrets, key=len, reverse=True):
+            text = text.replace(secret, "***")
+        return text
+
+    async def acquire(self) -> _Live:
+        """The live connection, started if there is none (once, however many callers wait)."""
+        live = self._live
+        if live is not None and not live.holder.done():
+            return live
+        async with self._lock:
+            if self._live is not None and not self._live.holder.done():
+                return self._live
+            if self._live is not None:
+                self.restarts += 1
+                await self._close(self._live)
+            self._live = await self._start()
+            return self._live
+
+    async def lost(self, generation: int) -> None:
+        """Report that the connection of `generation` is gone, so the next `acquire` starts anew."""
+        async with self._lock:
+            if self._live is not None and self._live.generation == generation:
+                self.restarts += 1
+                live, self._live = self._live, None
+                await self._close(live)
+
+    async def _start(self) -> _Live:
+        self._generation += 1
+        ready: asyncio.Future[tuple[Client, Mapping[str, str]]] = (
+            asyncio.get_running_loop().create_future()
+        )
+        stop = asyncio.Event()
+        holder = asyncio.get_running_loop().create_task(self._hold(ready, stop))
+        try:
+            client, refused = await asyncio.wait_for(
+                asyncio.shield(ready), self.timeout
+            )
+        except TimeoutError:
+            stop.set()
+            holder.cancel()
+            with contextlib.suppress(BaseException):
+                await holder
+            raise CallFailed(
+                f"server '{self.manifest.server}' did not start within {self.timeout:g} s"
+            ) from None
+        except (
+            Exception
+        ) as exc:  # noqa: BLE001 - whatever stopped the start, the caller gets one message
+            with contextlib.suppress(BaseException):
+                await holder
+            cause = self.redact(str(_cause(exc)) or type(_cause(exc)).__name__)
+            raise CallFailed(
+                f"server '{self.manifest.server}' could not be started: {cause}"
+            ) from None
+        return _Live(client, refused, self._generation, stop, holder)
+
+    async def _hold(
+        self,
+        ready: asyncio.Future[tuple[Client, Mapping[str, str]]],
+        stop: asyncio.Event,
+    ) -> None:
+        try:
+            tap = WireTap() if self.pinning != "off" else None
+            caps = self.manifest.capabilities
+            async with open_client(
+                self.target, capabilities=caps, tap=tap, errlog=self.errlog
+            ) as client:
+                refused = await check_pins(self.manifest, client, tap, self.pinning)
+                ready.set_result((client, refused))
+                await stop.wait()
+        except BaseException as exc:
+            if not ready.done():
+                ready.set_exception(
+                    exc
+                    if isinstance(exc, Exception)
+                    else CallFailed("cancelled while starting")
+                )
+            if not isinstance(exc, Exception):
+                raise
+
+    async def _close(self, live: _Live) -> None:
+        live.stop.set()
+        with contextlib.suppress(BaseException):
+            await live.holder
+
+    async def aclose(self) -> None:
+        async with self._lock:
+            if self._live is not None:
+                live, self._live = self._live, None
+                await self._close(live)
+
+
+class Pool:
+    """The connections of a toolset's servers, by server name."""
+
+    def __init__(self, connections: Mapping[str, Connection]) -> None:
+        self.connections = dict(connections)
+
+    async def call(
+        self, entry: Entry, arguments: Mapping[str, Any]
+    ) -> types.CallToolResult:
+        """Run one tool; raises `CallFailed` (with a message for the model) when there is no result."""
+        connection = self.connections[entry.server]
+        for attempt in (1, 2):
+            live = await connection.acquire()
+            if entry.name in live.refused:
+                raise DriftError(
+                    f"tool '{entry.provider}' is refused: {live.refused[entry.name]} (pinning is strict)"
+                )
+            try:
+                return await live.client.call_tool(
+                    entry.name, dict(arguments), read_timeout_seconds=connection.timeout
+                )
+            except MCPError as exc:
+                if exc.code == types.REQUEST_TIMEOUT:
+                    raise CallFailed(
+                        f"tool '{entry.provider}' timed out after {connection.timeout:g} s"
+                    ) from None
+                if not _gone(exc):
+                    raise CallFailed(
+                        f"server error: {connection.redact(exc.message)}"
+                    ) from None
+            except (
+                Exception
+            ) as exc:  # noqa: BLE001 - the model gets an error result, never an exception
+                if not _gone(exc):
+                    raise CallFailed(
+                        f"the call failed: {connection.redact(str(_cause(exc)))}"
+                    ) from None
+            await connection.lost(live.generation)
+            if not entry.retry_safe:
+                raise CallFailed(
+                    f"server '{entry.server}' stopped during the call and was restarted; the call was not repeated "
+                    f"because '{entry.provider}' is not annotated read-only or idempotent (it may have run)"
+                )
+            if attempt == 2:
+                break
+        raise CallFailed(
+            f"server '{entry.server}' stopped during the call twice; giving up"
+        )
+
+    async def aclose(self) -> None:
+        for connection in self.connections.values():
+            await connection.aclose()

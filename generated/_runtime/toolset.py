@@ -1,0 +1,422 @@
+# Part of the mcpvend runtime, vendored by `mcpvend generate`. Do not edit.
+"""`ToolSet`: the reviewed tools of one or more servers, handed to an LLM in direct, compact or routed mode.
+
+The model only ever sees reviewed text (the manifest's descriptions and schemas); whatever it
+calls, in whatever mode, comes back as a `ModelResult`, never as an exception: a wrong
+argument returns the schema, an unknown name returns suggestions, a crashed server returns
+what happened. The specs are built the same way every time, so provider prompt caches hit.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+from collections.abc import Mapping, Sequence
+from types import TracebackType
+from typing import Any, Literal, TextIO
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import best_match
+from jsonschema.protocols import Validator
+from jsonschema.validators import validator_for
+from pydantic import BaseModel, ValidationError
+
+from .budget import MATERIALIZE_CAPS, Budget, Plan, RequestedMode, choose
+from .catalog import Ambiguous, Catalog, Entry, Filter, RankerFactory
+from .manifest import load_manifest
+from .pool import DEFAULT_TIMEOUT, CallFailed, Connection, Pool
+from .results import DEFAULT_MAX_CHARS, MediaStore, ModelResult, error_result, normalize
+from .specs import (
+    GET_TOOL_SCHEMA,
+    META_NAMES,
+    META_TOOLS,
+    Format,
+    Mode,
+    ToolSpec,
+    compact_spec,
+    full_spec,
+    tokens,
+)
+from .tools import DriftError, Pinning
+
+ModelSize = Literal["small", "medium", "large"]
+PAGE_SIZE = 20
+_META = {spec.name: spec for spec in META_TOOLS}
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+class ToolSet:
+    """Tools for a model: `plan()`, `tool_specs(format)`, and `await call(name, arguments)`.
+
+    Use it as `async with` (or `await aclose()`) so that the servers it started are stopped.
+    """
+
+    def __init__(
+        self,
+        catalog: Catalog,
+        *,
+        pool: Pool | None = None,
+        mode: RequestedMode = "auto",
+        budget: Budget | None = None,
+        max_materialized: int = MATERIALIZE_CAPS["medium"],
+        max_result_chars: int = DEFAULT_MAX_CHARS,
+        media: MediaStore | None = None,
+    ) -> None:
+        self.catalog = catalog
+        self.pool = pool
+        self.max_materialized = max_materialized
+        self.max_result_chars = max_result_chars
+        self.media = media or MediaStore()
+        self._recent: list[str] = (
+            []
+        )  # materialized provider names, most recently found first
+        self._validators: dict[str, Validator] = {}
+        entries = catalog.entries
+        self._plan = choose(
+            mode,
+            budget or Budget(),
+            len(entries),
+            direct=tokens([full_spec(e) for e in entries]),
+            compact=tokens([*(compact_spec(e) for e in entries), GET_TOOL_SCHEMA]),
+            routed=tokens(META_TOOLS),
+        )
+
+    # --- what the model sees ---------------------------------------------------------------
+
+    def plan(self) -> Plan:
+        """The mode and the token figures it was chosen from (`print(ts.plan())` shows them)."""
+        return self._plan
+
+    @property
+    def mode(self) -> Mode:
+        return self._plan.mode
+
+    @property
+    def materialized(self) -> tuple[str, ...]:
+        """The tools found by search that routed mode offers directly, in spec order."""
+        return tuple(sorted(self._recent[: self.max_materialized]))
+
+    def specs(self) -> list[ToolSpec]:
+        if self.mode == "direct":
+            return [full_spec(e) for e in self.catalog.entries]
+        if self.mode == "compact":
+            return [*(compact_spec(e) for e in self.catalog.entries), GET_TOOL_SCHEMA]
+        return [
+            *META_TOOLS,
+            *(full_spec(self.catalog.by_provider[n]) for n in self.materialized),
+        ]
+
+    def tool_specs(self, format: Format = "openai") -> list[dict[str, Any]]:
+        """The tools to hand the model, as plain dicts in the provider's format."""
+        return [spec.render(format) for spec in self.specs()]
+
+    def search(self, query: str, limit: int = 10) -> list[Entry]:
+        """Search the tools and materialize the hits (seed 003: run it on the user's message first)."""
+        hits = self.catalog.search(query, limit)
+        found = [e.provider for e in hits]
+        self._recent = found + [name for name in self._recent if name not in found]
+        return hits
+
+    def materialize(self, names: Sequence[str]) -> None:
+        """Offer these tools directly in routed mode (within the cap), as if search had found them."""
+        found = [self._entry(name).provider for name in names]
+        self._recent = found + [name for name in self._recent if name not in found]
+
+    def reset(self) -> None:
+        """Forget materialized tools (say, when a new user message starts a new task)."""
+        self._recent = []
+
+    # --- what the model does ----------------------------------------------------------------
+
+    async def call(
+        self, name: str, arguments: Mapping[str, Any] | str | None = None
+    ) -> ModelResult:
+        """Run one tool call the model made, in any mode: a meta-tool, a provider name or a real tool name.
+
+        `arguments` may be the JSON string a provider sends. Problems become error results.
+        """
+        if isinstance(arguments, str):
+            try:
+                arguments = json.loads(arguments) if arguments.strip() else {}
+            except ValueError as exc:
+                return self._error(
+                    f"the arguments of '{name}' are not valid JSON: {exc}"
+                )
+        if arguments is None:
+            arguments = {}
+        if not isinstance(arguments, Mapping):
+            return self._error(
+                f"the arguments of '{name}' must be a JSON object, not {type(arguments).__name__}"
+            )
+        if name in META_NAMES:
+            return await self._meta(name, arguments)
+        return await self._call_tool(name, arguments)
+
+    async def _meta(self, name: str, arguments: Mapping[str, Any]) -> ModelResult:
+        spec = _META[name]
+        problem = self._invalid(name, spec.input_schema, arguments)
+        if problem:
+            return self._error(
+                f"invalid arguments for {name}: {problem}\nIts input schema: {_json(spec.input_schema)}"
+            )
+        if name == "search_tools":
+            hits = self.search(arguments["query"], arguments.get("limit", 10))
+            listing = [self._listing(e) for e in hits]
+            found: dict[str, Any] = {"tools": listing}
+            if not listing:
+                found["hint"] = (
+                    "no tool matched: try other words, or list_categories and browse_category"
+                )
+            return self._ok(found)
+        if name == "list_categories":
+            categories = [
+                {"name": c.name, "kind": c.kind, "tools": len(c.providers)}
+                for c in self.catalog.categories.values()
+            ]
+            return self._ok({"categories": categories})
+        if name == "browse_category":
+            return self._browse(arguments["category"], arguments.get("page", 1))
+        if name == "get_tool_schema":
+            return self._schema(arguments["name"])
+        target = arguments["name"]
+        if target in META_NAMES:
+            return self._error(
+                f"'{target}' is a meta-tool: call it directly, not through call_tool"
+            )
+        return await self._call_tool(target, arguments.get("arguments") or {})
+
+    def _listing(self, entry: Entry) -> dict[str, str]:
+        return {"name": entry.provider, "description": entry.summary}
+
+    def _browse(self, category: str, page: int) -> ModelResult:
+        found = self.catalog.categories.get(category)
+        if found is None:
+            known = ", ".join(self.catalog.categories)
+            return self._error(
+                f"unknown category {category!r}; the categories are: {known}"
+            )
+        pages = max(1, -(-len(found.providers) // PAGE_SIZE))
+        if page > pages:
+            return self._error(
+                f"category {category!r} has {pages} page(s); page {page} does not exist"
+            )
+        names = found.providers[(page - 1) * PAGE_SIZE : page * PAGE_SIZE]
+        tools = [self._listing(self.catalog.by_provider[n]) for n in names]
+        return self._ok(
+            {"category": category, "page": page, "pages": pages, "tools": tools}
+        )
+
+    def _schema(self, name: str) -> ModelResult:
+        entry, problem = self._lookup(name)
+        if entry is None:
+            return self._error(problem)
+        schema: dict[str, Any] = {
+            "name": entry.provider,
+            "description": entry.description,
+        }
+        schema["inputSchema"] = entry.input_schema
+        if entry.output_schema is not None:
+            schema["outputSchema"] = entry.output_schema
+        if isinstance(entry.tool.get("annotations"), Mapping):
+            schema["annotations"] = entry.tool["annotations"]
+        return self._ok(schema)
+
+    async def _call_tool(self, name: str, arguments: Any) -> ModelResult:
+        entry, problem = self._lookup(name)
+        if entry is None:
+            return self._error(problem)
+        if not isinstance(arguments, Mapping):
+            arguments = None
+        problem = self._invalid(
+            entry.provider, entry.input_schema, arguments
+        ) or self._model_problem(entry, arguments)
+        if problem:
+            return self._error(
+                f"invalid arguments for {entry.provider}: {problem}\n"
+                f"Its input schema: {_json(entry.input_schema)}\nCall it again with arguments that match."
+            )
+        if self.pool is None:
+            return self._error(
+                f"tool '{entry.provider}' cannot be called: this toolset has no server connections"
+            )
+        try:
+            result = await self.pool.call(entry, arguments or {})
+        except (CallFailed, DriftError) as exc:
+            return self._error(str(exc))
+        return normalize(
+            result,
+            output_schema=entry.output_schema,
+            store=self.media,
+            max_chars=self.max_result_chars,
+        )
+
+    def _lookup(self, name: str) -> tuple[Entry | None, str]:
+        try:
+            entry = self.catalog.resolve(name)
+        except Ambiguous as exc:
+            return None, str(exc)
+        if entry is not None:
+            return entry, ""
+        close = [e.provider for e in self.catalog.search(name, 3)]
+        hint = (
+            f"; did you mean {', '.join(close)}?"
+            if close
+            else "; use search_tools or list_categories"
+        )
+        return None, f"there is no tool named {name!r}{hint}"
+
+    def _entry(self, name: str) -> Entry:
+        entry, problem = self._lookup(name)
+        if entry is None:
+            raise KeyError(problem)
+        return entry
+
+    def _invalid(self, key: str, schema: Mapping[str, Any], arguments: Any) -> str:
+        """The first reason `arguments` break `schema`, or "" (validators compiled once per tool)."""
+        validator = self._validators.get(key)
+        if validator is None:
+            cls = validator_for(schema, default=Draft202012Validator)
+            validator = self._validators[key] = cls(schema)
+        error = best_match(
+            validator.iter_errors(arguments if arguments is not None else {})
+        )
+        if error is None:
+            return ""
+        where = "/".join(str(p) for p in error.absolute_path) or "(the arguments)"
+        return f"at {where}: {error.message[:300]}"
+
+    def _model_problem(self, entry: Entry, arguments: Mapping[str, Any] | None) -> str:
+        """The generated input model must accept the arguments too (it is what typed callers use)."""
+        if entry.models is None or entry.input_class is None:
+            return ""
+        model = getattr(importlib.import_module(entry.models), entry.input_class, None)
+        if not (isinstance(model, type) and issubclass(model, BaseModel)):
+            return ""
+        try:
+            model.model_validate(dict(arguments or {}))
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = "/".join(str(p) for p in first["loc"]) or "(the arguments)"
+            return f"at {where}: {first['msg']}"
+        return ""
+
+    def _ok(self, value: Any) -> ModelResult:
+        return ModelResult(text=_json(value), structured=value)
+
+    def _error(self, message: str) -> ModelResult:
+        return error_result(message, max_chars=self.max_result_chars)
+
+    # --- lifetime ---------------------------------------------------------------------------
+
+    async def aclose(self) -> None:
+        """Stop every server this toolset started."""
+        if self.pool is not None:
+            await self.pool.aclose()
+
+    async def __aenter__(self) -> ToolSet:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+
+class PackageToolsets:
+    """`generated.toolset(...)`: a `ToolSet` over servers of a generated package."""
+
+    def __init__(self, package: str, subpackages: Sequence[str]) -> None:
+        self.package = package
+        self.subpackages = tuple(subpackages)
+
+    def __call__(
+        self,
+        servers: Sequence[str] | None = None,
+        *,
+        mode: RequestedMode = "auto",
+        context_window: int = Budget.context_window,
+        budget_ratio: float = Budget.ratio,
+        tool_limit: int = Budget.tool_limit,
+        compact_tokens_per_tool: int = Budget.compact_tokens_per_tool,
+        model_size: ModelSize = "medium",
+        max_materialized: int | None = None,
+        allow: Sequence[str] = (),
+        deny: Sequence[str] = (),
+        bundles: Mapping[str, Sequence[str]] | None = None,
+        pinning: Pinning = "strict",
+        timeout: float = DEFAULT_TIMEOUT,
+        env: Mapping[str, Mapping[str, str]] | None = None,
+        headers: Mapping[str, Mapping[str, str]] | None = None,
+        cwd: str | None = None,
+        errlog: TextIO | None = None,
+        max_result_chars: int = DEFAULT_MAX_CHARS,
+        media_dir: str | None = None,
+        ranker: RankerFactory | None = None,
+    ) -> ToolSet:
+        """A toolset over `servers` (default: all), nothing started until the model calls a tool.
+
+        `allow`/`deny` are `SERVER/TOOL` globs applied before any mode; `bundles` name groups of
+        tools across servers (same globs) that routed mode lists as categories; `env`/`headers`
+        give values by server name, as `connect()` takes them.
+        """
+        manifests = {
+            m.server: (sub, m)
+            for sub in self.subpackages
+            for m in [load_manifest(f"{self.package}.{sub}")]
+        }
+        chosen = list(manifests) if servers is None else list(dict.fromkeys(servers))
+        unknown = [s for s in chosen if s not in manifests]
+        if unknown:
+            raise KeyError(
+                f"no server named {unknown[0]!r} in {self.package} (it has: {', '.join(manifests)})"
+            )
+        entries, connections = [], {}
+        for server in chosen:
+            sub, manifest = manifests[server]
+            for item in manifest.tools:
+                entries.append(
+                    Entry(
+                        server=server,
+                        tool=item["tool"],
+                        models=f"{self.package}.{sub}.models",
+                        input_class=item.get("input"),
+                        output_class=item.get("output"),
+                    )
+                )
+            target = manifest.target(
+                env=(env or {}).get(server),
+                headers=(headers or {}).get(server),
+                cwd=cwd,
+            )
+            connections[server] = Connection(
+                manifest, target, pinning=pinning, timeout=timeout, errlog=errlog
+            )
+        catalog = Catalog(
+            entries,
+            servers=chosen,
+            bundles=bundles,
+            tool_filter=Filter(tuple(allow), tuple(deny)),
+            ranker=ranker,
+        )
+        budget = Budget(
+            context_window, budget_ratio, tool_limit, compact_tokens_per_tool
+        )
+        return ToolSet(
+            catalog,
+            pool=Pool(connections),
+            mode=mode,
+            budget=budget,
+            max_materialized=(
+                MATERIALIZE_CAPS[model_size]
+                if max_materialized is None
+                else max_materialized
+            ),
+            max_result_chars=max_result_chars,
+            media=MediaStore(media_dir),
+        )

@@ -1,0 +1,69 @@
+"""A server that dies on request, for the runtime's restart, retry, timeout and concurrency tests.
+
+`flaky_read` (annotated read-only) and `flaky_write` (no hints) kill the whole process the
+first time they see a marker path that does not exist yet (they create it first), and answer
+normally afterwards; `pid` tells which process answered, so a test can see a restart.
+Run it over stdio: `python tests/servers/crashy.py`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from datetime import date
+from pathlib import Path
+
+from mcp.server.mcpserver import MCPServer
+from mcp.types import ToolAnnotations
+
+server = MCPServer(name="mcpvend-crashy", version="1.0.0")
+READ_ONLY = ToolAnnotations(readOnlyHint=True)
+
+
+@server.tool(annotations=READ_ONLY)
+def echo(text: str) -> str:
+    """Return the text unchanged."""
+    return text
+
+
+@server.tool(annotations=READ_ONLY)
+async def sleep(seconds: float, text: str = "") -> str:
+    """Wait, then return the text."""
+    await asyncio.sleep(seconds)
+    return text
+
+
+@server.tool(annotations=READ_ONLY)
+def pid() -> int:
+    """The server's process id."""
+    return os.getpid()
+
+
+@server.tool(annotations=READ_ONLY)
+def weekday(day: date) -> str:
+    """The day of the week of a date (its schema says `format: date`, which jsonschema does not check)."""
+    return day.strftime("%A")
+
+
+def _die_once(marker: str) -> str:
+    path = Path(marker)
+    if not path.exists():
+        path.write_text("died once\n", encoding="utf-8")
+        os._exit(1)
+    return f"answered by {os.getpid()}"
+
+
+@server.tool(annotations=READ_ONLY)
+def flaky_read(marker: str) -> str:
+    """Read something; the process dies the first time it sees `marker`."""
+    return _die_once(marker)
+
+
+@server.tool()
+def flaky_write(marker: str) -> str:
+    """Write something; the process dies the first time it sees `marker`."""
+    return _die_once(marker)
+
+
+if __name__ == "__main__":
+    server.run("stdio")

@@ -1,0 +1,261 @@
+"""The ToolSet against real servers: every mode, validation, results, concurrency, timeouts, crashes."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import anyio
+import pytest
+from conftest import PY, REPO, SERVERS, mcpvend, node_server, write_config
+
+pytestmark = pytest.mark.anyio
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))  # the committed golden package `generated`
+
+
+@pytest.fixture(scope="module")
+def generated() -> ModuleType:
+    node_server("server-everything")
+    node_server("server-filesystem")
+    return importlib.import_module("generated")
+
+
+@pytest.fixture(scope="module")
+def crashy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ModuleType]:
+    """tests/servers/crashy.py locked and generated into a package of its own, importable as `crashypkg`."""
+    root = tmp_path_factory.mktemp("crashy")
+    write_config(root, {"crashy": {"command": PY, "args": [str(SERVERS / "crashy.py")]}})
+    for args in (("lock",), ("--output", "crashypkg", "generate")):
+        run = mcpvend(*args, cwd=root)
+        assert run.code == 0, run.err
+    sys.path.insert(0, str(root))
+    try:
+        yield importlib.import_module("crashypkg")
+    finally:
+        sys.path.remove(str(root))
+
+
+def text_of(result: Any) -> Any:
+    return json.loads(result.text)
+
+
+# --- every mode against real servers --------------------------------------------------------
+
+
+@pytest.mark.parametrize("mode", ["direct", "compact", "routed"])
+async def test_every_mode_calls_real_tools_by_name_and_through_call_tool(generated: ModuleType, mode: str) -> None:
+    async with generated.toolset(["time", "everything", "demo"], mode=mode, cwd=str(REPO)) as ts:
+        names = [s["function"]["name"] for s in ts.tool_specs("openai")]
+        if mode == "direct":
+            assert "time__get_current_time" in names and "get_tool_schema" not in names
+        elif mode == "compact":
+            assert "time__get_current_time" in names and names[-1] == "get_tool_schema"
+        else:
+            assert names == ["search_tools", "list_categories", "browse_category", "get_tool_schema", "call_tool"]
+        now = await ts.call("time__get_current_time", {"timezone": "Europe/Paris"})
+        assert not now.is_error, now.text
+        assert now.structured["timezone"] == "Europe/Paris"
+        echoed = await ts.call("call_tool", {"name": "everything__echo", "arguments": {"message": "hi there"}})
+        assert not echoed.is_error and "hi there" in echoed.text
+        converted = await ts.call("demo.convert_temperature", '{"value": 100, "to": "fahrenheit"}')
+        assert converted.text == "212.00 fahrenheit"
+
+
+async def test_the_issue_example_auto_plan_specs_call(generated: ModuleType) -> None:
+    ts = generated.toolset(servers=["time", "everything"], mode="auto", context_window=128_000)
+    try:
+        plan = ts.plan()
+        assert plan.mode == "direct" and plan.tools == 15
+        assert "chosen by auto" in str(plan)
+        for fmt in ("openai", "anthropic", "mcp"):
+            assert len(ts.tool_specs(format=fmt)) == 15
+        result = await ts.call("everything__get-sum", {"a": 2, "b": 40})
+        assert "42" in result.text and not result.is_error
+    finally:
+        await ts.aclose()
+    small = generated.toolset(servers=["time", "everything"], context_window=8_000)
+    assert small.mode == "compact"  # 15 tools' full schemas exceed 1,600 tokens; 15 x 30 do not
+
+
+async def test_routed_meta_tools(generated: ModuleType) -> None:
+    bundles = {"clock": ["time/*", "everything/get-sum"]}
+    async with generated.toolset(["time", "everything", "filesystem"], mode="routed", bundles=bundles) as ts:
+        categories = text_of(await ts.call("list_categories"))["categories"]
+        assert categories == [
+            {"name": "everything", "kind": "server", "tools": 13},
+            {"name": "filesystem", "kind": "server", "tools": 14},
+            {"name": "time", "kind": "server", "tools": 2},
+            {"name": "clock", "kind": "bundle", "tools": 3},
+        ]
+        page = text_of(await ts.call("browse_category", {"category": "clock"}))
+        assert page["pages"] == 1 and [t["name"] for t in page["tools"]] == [
+            "everything__get-sum",
+            "time__convert_time",
+            "time__get_current_time",
+        ]
+        assert (await ts.call("browse_category", {"category": "filesystem", "page": 2})).is_error
+        unknown = await ts.call("browse_category", {"category": "nope"})
+        assert unknown.is_error and "everything, filesystem, time, clock" in unknown.text
+        found = text_of(await ts.call("search_tools", {"query": "read the contents of a text file", "limit": 3}))
+        assert "filesystem__read_text_file" in [t["name"] for t in found["tools"]]
+        assert set(ts.materialized) == {t["name"] for t in found["tools"]}
+        specs = ts.tool_specs("openai")
+        assert len(specs) == 5 + 3 and specs[5]["function"]["parameters"]["type"] == "object"
+        schema = text_of(await ts.call("get_tool_schema", {"name": "time__convert_time"}))
+        assert schema["inputSchema"]["required"] == ["source_timezone", "time", "target_timezone"]
+        assert schema["annotations"]["readOnlyHint"] is True
+        bad = await ts.call("search_tools", {"limit": 3})
+        assert bad.is_error and "'query' is a required property" in bad.text and '"query"' in bad.text
+
+
+# --- validation and errors -------------------------------------------------------------------
+
+
+async def test_invalid_arguments_return_the_error_and_the_schema(generated: ModuleType) -> None:
+    async with generated.toolset(["time", "demo"], mode="compact") as ts:
+        missing = await ts.call("time__convert_time", {"time": "10:00"})
+        assert missing.is_error
+        assert "'source_timezone' is a required property" in missing.text
+        assert json.dumps(ts.catalog.by_provider["time__convert_time"].tool["inputSchema"], separators=(",", ":"))[
+            :60
+        ] in (missing.text)
+        wrong_type = await ts.call("demo__convert_temperature", {"value": "hot"})
+        assert wrong_type.is_error and "at value:" in wrong_type.text
+        assert (await ts.call("demo__convert_temperature", {"value": 1, "to": "rankine"})).is_error
+        assert "not valid JSON" in (await ts.call("time__get_current_time", "{nope")).text
+        assert "must be a JSON object" in (await ts.call("time__get_current_time", [1])).text  # type: ignore[arg-type]
+        unknown = await ts.call("get_time_now", {})
+        assert unknown.is_error and "there is no tool named 'get_time_now'; did you mean" in unknown.text
+        meta = await ts.call("call_tool", {"name": "search_tools", "arguments": {"query": "x"}})
+        assert meta.is_error and "is a meta-tool" in meta.text
+
+
+async def test_pydantic_model_validation_runs_too(crashy: ModuleType) -> None:
+    """jsonschema does not check `format`; the generated model (a `date` field) does, so both must run."""
+    async with crashy.toolset() as ts:
+        entry = ts.catalog.by_provider["crashy__weekday"]
+        assert entry.input_class == "WeekdayInput" and entry.models == "crashypkg.crashy.models"
+        assert (await ts.call("crashy__weekday", {"day": "2026-11-22"})).text == "Sunday"
+        bad = await ts.call("crashy__weekday", {"day": "the 22nd"})
+        assert (
+            bad.is_error
+            and "invalid arguments for crashy__weekday: at day:" in bad.text
+            and '"format":"date"' in bad.text
+        )
+
+
+async def test_tool_errors_and_media_results(generated: ModuleType, tmp_path: Path) -> None:
+    async with generated.toolset(["everything"], mode="direct", media_dir=str(tmp_path)) as ts:
+        image = await ts.call("everything__get-tiny-image", {})
+        assert not image.is_error and image.media and image.media[0].mime_type == "image/png"
+        assert image.media[0].sha256 in image.text and "base64" not in image.text
+        assert Path(image.media[0].location).read_bytes() == ts.media.get(image.media[0].sha256)
+        structured = await ts.call("everything__get-structured-content", {"location": "New York"})
+        assert not structured.is_error and isinstance(structured.structured["temperature"], int | float)
+
+
+async def test_long_results_are_truncated(generated: ModuleType) -> None:
+    async with generated.toolset(["everything"], max_result_chars=40) as ts:
+        result = await ts.call("everything__echo", {"message": "x" * 500})
+        assert result.text.startswith("Echo: xxx") and "truncated" in result.text and len(result.text) < 200
+
+
+async def test_pinning_refuses_a_drifted_tool_with_an_error_result(tmp_path: Path) -> None:
+    """A manifest whose reviewed description differs from what the live server serves."""
+    root = tmp_path
+    write_config(root, {"drift": {"command": PY, "args": [str(SERVERS / "crashy.py")]}})
+    assert mcpvend("lock", cwd=root).code == 0
+    lock = json.loads((root / "lockfiles" / "drift.lock.json").read_text())
+    assert mcpvend("--output", "driftpkg", "generate", cwd=root).code == 0
+    manifest = root / "driftpkg" / "drift" / "manifest.json"
+    data = json.loads(manifest.read_text())
+    data["tools"][0]["digests"]["tool"] = "sha256:" + "0" * 64  # as if the server changed `echo`
+    manifest.write_text(json.dumps(data))
+    assert data["tools"][0]["tool"]["name"] == "echo" and lock["tools"][0]["tool"]["name"] == "echo"
+    sys.path.insert(0, str(root))
+    try:
+        package = importlib.import_module("driftpkg")
+        async with package.toolset(["drift"]) as ts:
+            refused = await ts.call("drift__echo", {"text": "x"})
+            assert refused.is_error and "refused" in refused.text
+            assert (await ts.call("drift__pid", {})).text.isdigit()
+        async with package.toolset(["drift"], pinning="off") as ts:
+            assert (await ts.call("drift__echo", {"text": "x"})).text == "x"
+    finally:
+        sys.path.remove(str(root))
+
+
+# --- concurrency, timeouts, crashes ----------------------------------------------------------
+
+
+async def test_a_hundred_concurrent_calls_each_get_their_own_result(generated: ModuleType) -> None:
+    results: dict[int, Any] = {}
+    async with generated.toolset(["everything"], mode="routed") as ts:
+
+        async def one(i: int) -> None:
+            results[i] = await ts.call("everything__echo", {"message": f"call-{i}-end"})
+
+        async with anyio.create_task_group() as group:
+            for i in range(100):
+                group.start_soon(one, i)
+        assert ts.pool is not None and ts.pool.connections["everything"].restarts == 0
+    assert all(results[i].text == f"Echo: call-{i}-end" for i in range(100)), [results[i].text for i in range(3)]
+
+
+async def test_per_call_timeout(crashy: ModuleType) -> None:
+    async with crashy.toolset(timeout=1.0) as ts:
+        slow = await ts.call("crashy__sleep", {"seconds": 5})
+        assert slow.is_error and "timed out after 1 s" in slow.text
+        assert (await ts.call("crashy__echo", {"text": "still here"})).text == "still here"
+
+
+async def test_a_crashed_server_is_restarted_and_read_only_calls_are_retried(
+    crashy: ModuleType, tmp_path: Path
+) -> None:
+    async with crashy.toolset() as ts:
+        first = int((await ts.call("crashy__pid", {})).text)
+        read = await ts.call("crashy__flaky_read", {"marker": str(tmp_path / "read")})
+        assert not read.is_error, read.text
+        assert (tmp_path / "read").exists() and read.text != f"answered by {first}"  # a new process answered
+        write = await ts.call("crashy__flaky_write", {"marker": str(tmp_path / "write")})
+        assert write.is_error and "was not repeated" in write.text and "not annotated read-only" in write.text
+        after = int((await ts.call("crashy__pid", {})).text)
+        assert after != first
+        assert ts.pool is not None and ts.pool.connections["crashy"].restarts == 2
+
+
+async def test_concurrent_calls_survive_a_crash(crashy: ModuleType, tmp_path: Path) -> None:
+    """Calls in flight when the server dies: read-only ones are retried, all get a correct answer."""
+    async with crashy.toolset() as ts:
+        results: dict[int, Any] = {}
+
+        async def one(i: int) -> None:
+            results[i] = await ts.call("crashy__sleep", {"seconds": 0.5, "text": f"r{i}"})
+
+        async with anyio.create_task_group() as group:
+            for i in range(20):
+                group.start_soon(one, i)
+            await anyio.sleep(0.2)
+            group.start_soon(ts.call, "crashy__flaky_read", {"marker": str(tmp_path / "m")})
+        assert [results[i].text for i in range(20)] == [f"r{i}" for i in range(20)]
+
+
+async def test_a_server_that_cannot_start_gives_an_error_result(crashy: ModuleType) -> None:
+    ts = crashy.toolset(env={"crashy": {"SECRET_TOKEN": "hunter2-sentinel"}})
+    connection = ts.pool.connections["crashy"]
+    connection.target = type(connection.target)(command="/nonexistent/server", env=connection.target.env)
+    async with ts:
+        failed = await ts.call("crashy__echo", {"text": "x"})
+        assert failed.is_error and "server 'crashy' could not be started" in failed.text
+        assert "hunter2-sentinel" not in failed.text
+
+
+def test_unknown_server_is_named(generated: ModuleType) -> None:
+    with pytest.raises(KeyError, match="no server named 'nope' in generated"):
+        generated.toolset(["nope"])
