@@ -259,3 +259,21 @@ async def test_a_server_that_cannot_start_gives_an_error_result(crashy: ModuleTy
 def test_unknown_server_is_named(generated: ModuleType) -> None:
     with pytest.raises(KeyError, match="no server named 'nope' in generated"):
         generated.toolset(["nope"])
+
+
+async def test_a_toolset_over_streamable_http(everything_http: str, tmp_path: Path) -> None:
+    """server-everything over streamable HTTP, locked and generated, then called in routed mode."""
+    write_config(tmp_path, {"remote": {"url": everything_http}})
+    for args in (("lock",), ("--output", "httppkg", "generate")):
+        run = mcpvend(*args, cwd=tmp_path)
+        assert run.code == 0, run.err
+    sys.path.insert(0, str(tmp_path))
+    try:
+        package = importlib.import_module("httppkg")
+        async with package.toolset(mode="routed") as ts:
+            results = [await ts.call("call_tool", {"name": "remote__echo", "arguments": {"message": m}}) for m in "ab"]
+            assert [r.text for r in results] == ["Echo: a", "Echo: b"]
+            image = await ts.call("remote__get-tiny-image", {})
+            assert image.media and image.media[0].location.startswith("memory:")
+    finally:
+        sys.path.remove(str(tmp_path))

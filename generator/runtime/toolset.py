@@ -204,7 +204,12 @@ class ToolSet:
             result = await self.pool.call(entry, arguments or {})
         except (CallFailed, DriftError) as exc:
             return self._error(str(exc))
-        return normalize(result, output_schema=entry.output_schema, store=self.media, max_chars=self.max_result_chars)
+        try:
+            return normalize(
+                result, output_schema=entry.output_schema, store=self.media, max_chars=self.max_result_chars
+            )
+        except OSError as exc:  # the media directory is full or unwritable
+            return self._error(f"the result of '{entry.provider}' could not be kept: {exc.strerror or exc}")
 
     def _lookup(self, name: str) -> tuple[Entry | None, str]:
         try:
