@@ -34,12 +34,13 @@ lint: $(VENV)/.installed
 	$(BIN)/ruff format --check generator tests bench
 	$(BIN)/mypy
 
-## bench: print the figures of bench/ (lock vs a bare SDK script; generate and its --check paths)
+## bench: print the figures of bench/ (lock, generate, lint, search recall, runtime call overhead and tokens)
 bench: $(VENV)/.installed $(NODE_DIR)/node_modules/.installed
 	$(BIN)/python bench/lock.py
 	$(BIN)/python bench/generate.py
 	$(BIN)/python bench/lint.py
 	$(BIN)/python bench/search.py
+	$(BIN)/python bench/runtime.py
 
 ## lock-examples: re-lock every example server of this repo (the golden record)
 lock-examples: $(VENV)/.installed $(NODE_DIR)/node_modules/.installed

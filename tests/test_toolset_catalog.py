@@ -262,3 +262,26 @@ def test_materialization_cap_by_model_size(size: str, cap: int) -> None:
     ts = ToolSet(Catalog(corpus_entries()), mode="routed", max_materialized=MATERIALIZE_CAPS[size])
     ts.search("search the web for news articles", 20)
     assert len(ts.materialized) == cap
+
+
+def test_the_hashed_name_scheme_is_pinned() -> None:
+    """A changed scheme renames tools the model knows and busts prompt caches: change it on purpose only."""
+    assert provider_name("demo", "airports.find-by-code") == "demo__airports_find-by-code_b73eb4"  # as in the README
+
+
+def test_a_ranker_plugs_in() -> None:
+    """Any factory of a `Ranker` replaces BM25, e.g. an embedding model; search and materialization use it."""
+    from generator.runtime.search import Hit, SearchDocument
+
+    class Reverse:
+        def __init__(self, documents: Any) -> None:
+            self.keys = sorted((d.key for d in documents), reverse=True)
+            assert all(isinstance(d, SearchDocument) for d in documents)
+
+        def rank(self, query: str, limit: int) -> list[Hit]:
+            return [Hit(key, 1.0) for key in self.keys[:limit]]
+
+    entries = [Entry("s", tool(n)) for n in ("alpha", "beta", "gamma")]
+    ts = ToolSet(Catalog(entries, ranker=Reverse), mode="routed", max_materialized=2)
+    assert [e.provider for e in ts.search("anything", 2)] == ["s__gamma", "s__beta"]
+    assert ts.materialized == ("s__beta", "s__gamma")
