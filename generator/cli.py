@@ -164,3 +164,25 @@ def lint(options: Options, servers: tuple[str, ...], fmt: str, fail_on: str) -> 
         _fail(exc)
     click.echo(render(sections, cast("Format", fmt), colour=sys.stdout.isatty()), nl=False)
     sys.exit(1 if reaches([f for s in sections for f in s.findings], cast("FailOn", fail_on)) else 0)
+
+
+@main.command()
+@click.argument("servers", nargs=-1)
+@click.option("--context-window", type=click.IntRange(min=1), default=128_000, show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.pass_obj
+def show(options: Options, servers: tuple[str, ...], context_window: int, fmt: str) -> None:
+    """The locked tools, their annotations, and the tokens each ToolSet mode would cost (offline)."""
+    from generator.generate import read_lockfiles
+    from generator.runtime.budget import Budget
+    from generator.show import render_json, render_text, views
+
+    try:
+        config = _load(options)
+        locks = read_lockfiles(config, servers)
+    except MCPVendError as exc:
+        _fail(exc)
+    budget = Budget(context_window=context_window)
+    per_server, total = views(config, locks, budget)
+    text = render_json(per_server, total, budget) if fmt == "json" else render_text(per_server, total, budget)
+    click.echo(text, nl=False)

@@ -65,7 +65,7 @@ def generate(config: Config, *, check: bool, full: bool = False) -> Report:
     The hashes recorded in `.mcpvend.json` make the no-change path fast, but they are part of the
     output a pull request can edit: `full` trusts none of them and regenerates everything (CI).
     """
-    locks = {server.name: _read_lockfile(config, server.name) for server in config.servers.values()}
+    locks = read_lockfiles(config)
     tools = sum(len(lock.tools) for lock in locks.values())
     inputs = {name: _fingerprint(config, name, lock) for name, lock in locks.items()}
     previous = None if full else _read_state(config.output)
@@ -77,6 +77,11 @@ def generate(config: Config, *, check: bool, full: bool = False) -> Report:
         return Report("stale" if stale else "up to date", config.output, len(locks), tools, stale)
     replace_tree(config.output, files)
     return Report("generated", config.output, len(locks), tools)
+
+
+def read_lockfiles(config: Config, servers: tuple[str, ...] = ()) -> dict[str, Lockfile]:
+    """The verified lockfile of each named server (all configured ones when none are named)."""
+    return {server.name: _read_lockfile(config, server.name) for server in config.select(servers)}
 
 
 def _read_lockfile(config: Config, server: str) -> Lockfile:

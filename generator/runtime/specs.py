@@ -18,7 +18,7 @@ FORMATS: tuple[Format, ...] = ("openai", "anthropic", "mcp")
 Mode = Literal["direct", "compact", "routed"]
 CHARS_PER_TOKEN = 4  # the estimate seed 004 uses: len(json.dumps(spec)) // 4
 # Compact mode lists a tool without its schema; the model may still call it with any object.
-OPEN_OBJECT: Mapping[str, Any] = {"type": "object", "additionalProperties": True}
+OPEN_OBJECT: Mapping[str, Any] = {"type": "object"}
 
 
 @dataclass(frozen=True)

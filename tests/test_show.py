@@ -1,0 +1,60 @@
+"""`mcpvend show`: the locked tools, their annotations, and each mode's tokens, as the runtime counts them."""
+
+from __future__ import annotations
+
+import json
+
+from conftest import REPO, mcpvend
+
+from generator import lockfile
+from generator.runtime.budget import Budget
+from generator.runtime.catalog import Catalog, Entry
+from generator.runtime.specs import full_spec, tokens
+from generator.runtime.toolset import ToolSet
+from generator.show import annotations
+
+
+def test_show_prints_every_tool_with_annotations_and_tokens() -> None:
+    run = mcpvend("show", "time", "demo", cwd=REPO)
+    assert run.code == 0, run.err
+    assert "time  (lockfiles/time.lock.json, protocol 2026-07-28)" in run.out
+    rows = {line.split("│")[1].strip(): line for line in run.out.splitlines() if line.startswith("│")}
+    assert set(rows) == {
+        "time__convert_time",
+        "time__get_current_time",
+        "demo__airports_find-by-code_b73eb4",
+        "demo__cancel_booking",
+        "demo__convert_temperature",
+        "demo__price_itinerary",
+    }
+    assert "destructive, idempotent" in rows["demo__cancel_booking"]
+    assert "(all): 6 tools;" in run.out and "auto at a 128,000-token context: direct" in run.out
+
+
+def test_show_json_matches_the_runtime_plan() -> None:
+    run = mcpvend("show", "--format", "json", "--context-window", "2000", cwd=REPO)
+    assert run.code == 0, run.err
+    shown = json.loads(run.out)
+    assert shown["budget"] == {"context_window": 2000, "ratio": 0.2, "tokens": 400}
+    everything = lockfile.read(REPO / "lockfiles" / "everything.lock.json")
+    ts = ToolSet(Catalog([Entry("everything", t) for t in everything.tools]), budget=Budget(context_window=2000))
+    (view,) = [s for s in shown["servers"] if s["server"] == "everything"]
+    assert view["direct_tokens"] == ts.plan().direct_tokens == sum(r["direct_tokens"] for r in view["tools"])
+    assert view["auto_mode"] == ts.mode == "compact"  # 13 x 30 = 390 tokens fit the 400 of the budget
+    echo = next(r for r in view["tools"] if r["wire_name"] == "echo")
+    assert echo["direct_tokens"] == tokens([full_spec(ts.catalog.by_provider["everything__echo"])])
+    assert shown["all"]["direct_tokens"] == sum(s["direct_tokens"] for s in shown["servers"])
+
+
+def test_annotations_in_words_with_defaults_marked() -> None:
+    assert annotations({}) == "(destructive), (open-world)"  # MCP's defaults, claimed by nobody
+    assert annotations({"annotations": {"readOnlyHint": True, "openWorldHint": False}}) == "read-only"
+    assert (
+        annotations({"annotations": {"destructiveHint": False, "idempotentHint": True}}) == "idempotent, (open-world)"
+    )
+    assert annotations({"annotations": "garbage"}) == "(destructive), (open-world)"
+
+
+def test_show_unknown_server_is_an_error() -> None:
+    run = mcpvend("show", "nope", cwd=REPO)
+    assert run.code == 2 and "no server named 'nope'" in run.err
