@@ -24,7 +24,7 @@ _HINTS = (("readOnlyHint", "read-only", False), ("destructiveHint", "destructive
 _MORE = (("idempotentHint", "idempotent", False), ("openWorldHint", "open-world", True))
 
 
-def annotations(tool: Mapping[str, Any]) -> str:
+def hints_in_words(tool: Mapping[str, Any]) -> str:
     """The hints in words; an absent hint shows its default in parentheses (a claim nobody made)."""
     given = tool.get("annotations")
     hints: Mapping[str, Any] = given if isinstance(given, Mapping) else {}
@@ -75,7 +75,7 @@ def _view(server: str, lockfile: str, protocol: str, entries: list[Entry], budge
     toolset = ToolSet(Catalog(entries), budget=budget)
     plan = toolset.plan()
     rows = tuple(
-        ToolRow(e.provider, e.name, annotations(e.tool), tokens([full_spec(e)]), tokens([compact_spec(e)]))
+        ToolRow(e.provider, e.name, hints_in_words(e.tool), tokens([full_spec(e)]), tokens([compact_spec(e)]))
         for e in toolset.catalog.entries
     )
     return ServerView(

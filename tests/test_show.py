@@ -11,7 +11,7 @@ from generator.runtime.budget import Budget
 from generator.runtime.catalog import Catalog, Entry
 from generator.runtime.specs import full_spec, tokens
 from generator.runtime.toolset import ToolSet
-from generator.show import annotations
+from generator.show import hints_in_words
 
 
 def test_show_prints_every_tool_with_annotations_and_tokens() -> None:
@@ -47,12 +47,12 @@ def test_show_json_matches_the_runtime_plan() -> None:
 
 
 def test_annotations_in_words_with_defaults_marked() -> None:
-    assert annotations({}) == "(destructive), (open-world)"  # MCP's defaults, claimed by nobody
-    assert annotations({"annotations": {"readOnlyHint": True, "openWorldHint": False}}) == "read-only"
+    assert hints_in_words({}) == "(destructive), (open-world)"  # MCP's defaults, claimed by nobody
+    assert hints_in_words({"annotations": {"readOnlyHint": True, "openWorldHint": False}}) == "read-only"
     assert (
         annotations({"annotations": {"destructiveHint": False, "idempotentHint": True}}) == "idempotent, (open-world)"
     )
-    assert annotations({"annotations": "garbage"}) == "(destructive), (open-world)"
+    assert hints_in_words({"annotations": "garbage"}) == "(destructive), (open-world)"
 
 
 def test_show_unknown_server_is_an_error() -> None:
