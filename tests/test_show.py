@@ -50,7 +50,8 @@ def test_annotations_in_words_with_defaults_marked() -> None:
     assert hints_in_words({}) == "(destructive), (open-world)"  # MCP's defaults, claimed by nobody
     assert hints_in_words({"annotations": {"readOnlyHint": True, "openWorldHint": False}}) == "read-only"
     assert (
-        annotations({"annotations": {"destructiveHint": False, "idempotentHint": True}}) == "idempotent, (open-world)"
+        hints_in_words({"annotations": {"destructiveHint": False, "idempotentHint": True}})
+        == "idempotent, (open-world)"
     )
     assert hints_in_words({"annotations": "garbage"}) == "(destructive), (open-world)"
 
