@@ -186,3 +186,22 @@ def show(options: Options, servers: tuple[str, ...], context_window: int, fmt: s
     per_server, total = views(config, locks, budget)
     text = render_json(per_server, total, budget) if fmt == "json" else render_text(per_server, total, budget)
     click.echo(text, nl=False)
+
+
+@main.command()
+@click.option("--from", "source", type=click.Path(path_type=Path, dir_okay=False, exists=True), help="Client config.")
+@click.option("--force", is_flag=True, help="Replace an existing mcpvend.toml.")
+def init(source: Path | None, force: bool) -> None:
+    """Write mcpvend.toml from an .mcp.json or Claude Desktop config (asks only on a terminal)."""
+    from generator.init_config import init as run_init
+
+    interactive = sys.stdin.isatty() and sys.stdout.isatty()
+    ask = (lambda name: click.confirm(f"include server '{name}'?", default=True)) if interactive else None
+    try:
+        written = run_init(Path.cwd(), source=source, force=force, choose=ask)
+    except MCPVendError as exc:
+        _fail(exc)
+    click.echo(f"wrote {_relative(written.path)} from {written.source} ({len(written.servers)} servers)", err=True)
+    for variable, where in sorted(written.variables.items()):
+        click.echo(f"  set ${{{variable}}} in the environment: {where} was not copied", err=True)
+    click.echo("next: mcpvend lock && mcpvend generate", err=True)

@@ -160,7 +160,7 @@ META_NAMES = frozenset(spec.name for spec in META_TOOLS)
 
 
 def tokens(specs: Sequence[ToolSpec]) -> int:
-    """Estimated prompt tokens of these specs: compact JSON of the OpenAI form, 4 characters a token."""
+    """Estimated prompt tokens: `json.dumps` of each spec in OpenAI form, 4 characters a token (as seed 004 counts)."""
     return sum(
         len(json.dumps(s.render("openai"), ensure_ascii=False)) // CHARS_PER_TOKEN
         for s in specs
