@@ -3,6 +3,8 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(CURDIR)/$(VENV)/bin
 NODE_DIR := tests/node
+# The MCP conformance suite, with the Node 22 it needs (npm package `node`) in its .bin.
+CONFORMANCE_DIR := tests/conformance
 # Servers are started as `python ...`: make that the venv's Python, with mcp-server-time in it.
 export PATH := $(BIN):$(PATH)
 
@@ -20,13 +22,18 @@ $(NODE_DIR)/node_modules/.installed: $(NODE_DIR)/package.json $(NODE_DIR)/packag
 	cd $(NODE_DIR) && npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
+# Not --ignore-scripts: the `node` package's install script fetches the platform's binary.
+$(CONFORMANCE_DIR)/node_modules/.installed: $(CONFORMANCE_DIR)/package.json $(CONFORMANCE_DIR)/package-lock.json
+	cd $(CONFORMANCE_DIR) && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
 ## demo: lock the in-repo demo server and generate the typed package (offline: no network)
 demo: $(VENV)/.installed
 	$(BIN)/mcpvend lock demo
 	$(BIN)/mcpvend generate
 
 ## test: lint, type-check and run the whole suite against real servers
-test: $(VENV)/.installed $(NODE_DIR)/node_modules/.installed lint
+test: $(VENV)/.installed $(NODE_DIR)/node_modules/.installed $(CONFORMANCE_DIR)/node_modules/.installed lint
 	$(BIN)/python -m pytest
 
 lint: $(VENV)/.installed
@@ -47,4 +54,4 @@ lock-examples: $(VENV)/.installed $(NODE_DIR)/node_modules/.installed
 	$(BIN)/mcpvend lock
 
 clean:
-	rm -rf $(VENV) $(NODE_DIR)/node_modules .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) $(NODE_DIR)/node_modules $(CONFORMANCE_DIR)/node_modules .pytest_cache .mypy_cache .ruff_cache
