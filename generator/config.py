@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Literal, cast
 
 from generator.errors import ConfigError
+from generator.runtime.failures import meaningful
 from generator.runtime.targets import (
     CAPABILITIES,
     PROTOCOLS,
@@ -79,7 +80,7 @@ class ServerConfig:
 
         if self.transport == "http":
             headers = {k: expand(f"headers.{k}", v, secret=True) for k, v in self.headers.items()}
-            return HttpTarget(url=expand("url", self.url), headers=headers), _meaningful(secrets)
+            return HttpTarget(url=expand("url", self.url), headers=headers), meaningful(secrets)
         env = {k: expand(f"env.{k}", v, secret=True) for k, v in self.env.items()}
         cwd = base_dir / expand("cwd", self.cwd) if self.cwd else base_dir
         target = StdioTarget(
@@ -88,7 +89,7 @@ class ServerConfig:
             env=env,
             cwd=str(cwd),
         )
-        return target, _meaningful(secrets)
+        return target, meaningful(secrets)
 
     def source_record(self) -> dict[str, Any]:
         """How the server is reached, for the lockfile: templates as written, env/header names only."""
@@ -125,11 +126,6 @@ class Config:
             known = ", ".join(self.servers) or "none"
             raise ConfigError(f"{self.path}: no server named {', '.join(map(repr, unknown))} (configured: {known})")
         return [self.servers[n] for n in dict.fromkeys(names)]
-
-
-def _meaningful(values: set[str]) -> frozenset[str]:
-    # Very short values ("1", "on") would redact half of every message and protect nothing.
-    return frozenset(v for v in values if len(v) >= 4)
 
 
 def _interpolate(text: str, environ: Mapping[str, str], where: str) -> str:

@@ -36,6 +36,7 @@ RUNTIME_MODULES = (
     "catalog.py",
     "connection.py",
     "digests.py",
+    "failures.py",
     "manifest.py",
     "names.py",
     "pool.py",
@@ -45,6 +46,7 @@ RUNTIME_MODULES = (
     "targets.py",
     "tools.py",
     "toolset.py",
+    "validation.py",
 )
 RUNTIME_HEADER = "# Part of the mcpvend runtime, vendored by `mcpvend generate`. Do not edit.\n"
 DO_NOT_EDIT = "# Do not edit: run `mcpvend generate`."

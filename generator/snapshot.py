@@ -9,17 +9,17 @@ from pathlib import Path
 from typing import Any, TextIO
 
 import anyio
-import httpx2
 import mcp_types as types
 from jsonschema import SchemaError
 from jsonschema.validators import validator_for
-from mcp import MCPError
 from mcp_types.methods import validate_server_result
 from pydantic import ValidationError
 
 from generator.config import ServerConfig
 from generator.errors import MCPVendError, ServerError
+from generator.runtime import failures
 from generator.runtime.connection import ProtocolViolation, WireTap, list_tools_raw, open_client
+from generator.runtime.failures import redact, validation_reason
 from generator.runtime.targets import Target
 
 _STDERR_TAIL_LINES = 12
@@ -55,13 +55,13 @@ async def take_snapshot(server: ServerConfig, base_dir: Path, environ: Mapping[s
             with anyio.fail_after(server.timeout):
                 return await _capture(server, target, errlog if server.transport == "stdio" else None)
         except Exception as exc:  # noqa: BLE001 - every failure of a third-party server becomes one message
-            leaf = _leaf(exc)
+            leaf = failures.leaf(exc)
             if isinstance(leaf, MCPVendError):
                 message = str(leaf)
             elif isinstance(leaf, TimeoutError):
                 message = f"server '{server.name}': no complete answer within {server.timeout:g}s (timeout)"
             else:
-                message = f"server '{server.name}': {_cause(leaf)}"
+                message = f"server '{server.name}': {failures.reason(leaf)}"
             raise ServerError(redact(_with_tail(message, errlog), secrets)) from None
 
 
@@ -142,12 +142,12 @@ def _judge_result(result: dict[str, Any], version: str) -> str | None:
     try:
         validate_server_result("tools/list", version, result)
     except ValidationError as exc:
-        return _validation_reason(exc)
+        return validation_reason(exc)
     except (KeyError, ValueError):  # a protocol version the SDK has no wire models for
         try:
             types.ListToolsResult.model_validate(result)
         except ValidationError as inner:
-            return _validation_reason(inner)
+            return validation_reason(inner)
     return None
 
 
@@ -166,36 +166,6 @@ def judge_tool(tool: dict[str, Any], envelope: dict[str, Any], version: str) -> 
     return None
 
 
-def _validation_reason(exc: ValidationError) -> str:
-    first = exc.errors()[0]
-    location = ".".join(str(p) for p in first["loc"] if p not in ("tools", 0)) or "tool"
-    return f"{location}: {first['msg']}"
-
-
-def _leaf(exc: BaseException) -> BaseException:
-    """The first real exception inside (nested) exception groups: the SDK's task groups wrap ours."""
-    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
-        exc = exc.exceptions[0]
-    return exc
-
-
-def _cause(exc: BaseException) -> str:
-    """The most useful single line for a third-party failure."""
-    if isinstance(exc, FileNotFoundError):
-        return f"cannot start the command: {exc.strerror}: {exc.filename or ''}".rstrip(": ")
-    if isinstance(exc, PermissionError):
-        return f"cannot start the command: permission denied: {exc.filename or ''}".rstrip(": ")
-    if isinstance(exc, MCPError):
-        if exc.message.lower().startswith("connection closed"):
-            return "the server closed the connection (it exited or crashed)"
-        return f"the server answered with error {exc.code}: {exc.message}"
-    if isinstance(exc, httpx2.HTTPError):
-        return f"HTTP failure: {type(exc).__name__}: {exc}"
-    if isinstance(exc, ValidationError):
-        return f"the server sent an invalid result: {_validation_reason(exc)}"
-    return f"{type(exc).__name__}: {exc}"
-
-
 def _with_tail(message: str, errlog: TextIO) -> str:
     try:
         errlog.seek(0)
@@ -205,10 +175,3 @@ def _with_tail(message: str, errlog: TextIO) -> str:
     lines = [line for line in text.splitlines() if line.strip()][-_STDERR_TAIL_LINES:]
     tail = "\n".join(lines)[-_STDERR_TAIL_CHARS:]
     return message + ("\n  stderr:\n" + "\n".join("  | " + line for line in tail.splitlines()) if tail else "")
-
-
-def redact(text: str, secrets: frozenset[str]) -> str:
-    """Replace every secret value in a message, longest first so overlaps cannot leak a piece."""
-    for secret in sorted(secrets, key=len, reverse=True):
-        text = text.replace(secret, "***")
-    return text

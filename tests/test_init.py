@@ -77,3 +77,14 @@ def test_init_finds_claude_desktop_config_and_reports_bad_input(tmp_path: Path) 
     bad = mcpvend("init", "--from", str(broken), cwd=empty)
     assert bad.code == 2 and "broken.json: invalid JSON" in bad.err
     assert not (empty / "mcpvend.toml").exists()
+
+
+def test_init_keeps_only_the_servers_chosen(tmp_path: Path) -> None:
+    """What a terminal user answers (the CLI asks with click.confirm): a server answered 'no' is left out."""
+    from generator.init_config import init
+
+    client_config(tmp_path)
+    asked: list[str] = []
+    written = init(tmp_path, choose=lambda name: asked.append(name) or name == "remote")
+    assert asked == ["demo", "remote"] and written.servers == ("remote",)
+    assert set(tomllib.loads((tmp_path / "mcpvend.toml").read_text())["servers"]) == {"remote"}

@@ -11,7 +11,7 @@ from typing import Any
 import mcp_types as types
 import pytest
 
-from generator.runtime import results
+from generator.runtime import validation
 from generator.runtime.results import (
     DEFAULT_MAX_CHARS,
     MediaRef,
@@ -186,11 +186,13 @@ def test_an_unusable_schema_is_an_error_result_not_an_exception() -> None:
 
 
 def test_validators_are_compiled_once_per_schema() -> None:
-    results._validator.cache_clear()
+    validation._by_content.cache_clear()
+    validation._by_identity.clear()
     run(structured_content={"count": 1}, schema=SCHEMA)
     run(structured_content={"count": 2}, schema=dict(reversed(SCHEMA.items())))  # same schema, other key order
-    info = results._validator.cache_info()
-    assert (info.misses, info.hits) == (1, 1)
+    assert validation._by_content.cache_info()[:2] == (1, 1)  # (hits, misses)
+    run(structured_content={"count": 3}, schema=SCHEMA)  # the same object: found by identity, not re-serialized
+    assert validation._by_content.cache_info()[:2] == (1, 1)
 
 
 def test_structured_content_without_schema_and_text_becomes_json() -> None:

@@ -126,7 +126,7 @@ async def test_invalid_arguments_return_the_error_and_the_schema(generated: Modu
             :60
         ] in (missing.text)
         wrong_type = await ts.call("demo__convert_temperature", {"value": "hot"})
-        assert wrong_type.is_error and "at value:" in wrong_type.text
+        assert wrong_type.is_error and "at $.value: 'hot' is not of type 'number'" in wrong_type.text
         assert (await ts.call("demo__convert_temperature", {"value": 1, "to": "rankine"})).is_error
         assert "not valid JSON" in (await ts.call("time__get_current_time", "{nope")).text
         assert "must be a JSON object" in (await ts.call("time__get_current_time", [1])).text  # type: ignore[arg-type]
@@ -145,7 +145,7 @@ async def test_pydantic_model_validation_runs_too(crashy: ModuleType) -> None:
         bad = await ts.call("crashy__weekday", {"day": "the 22nd"})
         assert (
             bad.is_error
-            and "invalid arguments for crashy__weekday: at day:" in bad.text
+            and "invalid arguments for crashy__weekday: at $.day:" in bad.text
             and '"format":"date"' in bad.text
         )
 
@@ -175,9 +175,10 @@ async def test_pinning_refuses_a_drifted_tool_with_an_error_result(tmp_path: Pat
     assert mcpvend("--output", "driftpkg", "generate", cwd=root).code == 0
     manifest = root / "driftpkg" / "drift" / "manifest.json"
     data = json.loads(manifest.read_text())
-    data["tools"][0]["digests"]["tool"] = "sha256:" + "0" * 64  # as if the server changed `echo`
+    (echo,) = [t for t in data["tools"] if t["tool"]["name"] == "echo"]
+    echo["digests"]["tool"] = "sha256:" + "0" * 64  # as if the server changed `echo`
     manifest.write_text(json.dumps(data))
-    assert data["tools"][0]["tool"]["name"] == "echo" and lock["tools"][0]["tool"]["name"] == "echo"
+    assert [t["tool"]["name"] for t in data["tools"]] == [t["tool"]["name"] for t in lock["tools"]]
     sys.path.insert(0, str(root))
     try:
         package = importlib.import_module("driftpkg")
@@ -252,7 +253,10 @@ async def test_a_server_that_cannot_start_gives_an_error_result(crashy: ModuleTy
     connection.target = type(connection.target)(command="/nonexistent/server", env=connection.target.env)
     async with ts:
         failed = await ts.call("crashy__echo", {"text": "x"})
-        assert failed.is_error and "server 'crashy' could not be started" in failed.text
+        assert failed.is_error
+        assert (
+            "server 'crashy' could not be started: cannot start the command: No such file or directory" in failed.text
+        )
         assert "hunter2-sentinel" not in failed.text
 
 
@@ -277,3 +281,46 @@ async def test_a_toolset_over_streamable_http(everything_http: str, tmp_path: Pa
             assert image.media and image.media[0].location.startswith("memory:")
     finally:
         sys.path.remove(str(tmp_path))
+
+
+async def test_a_read_only_call_whose_retry_dies_too_gives_up(crashy: ModuleType) -> None:
+    async with crashy.toolset() as ts:
+        result = await ts.call("crashy__always_die", {})
+        assert result.is_error and "stopped during the call twice; giving up" in result.text
+        assert ts.pool is not None and ts.pool.connections["crashy"].restarts == 2
+        assert (await ts.call("crashy__echo", {"text": "back"})).text == "back"
+
+
+async def test_a_json_rpc_error_is_an_error_result_without_secrets(crashy: ModuleType) -> None:
+    async with crashy.toolset(env={"crashy": {"API_KEY": "sk-sentinel-9f3e"}}) as ts:
+        result = await ts.call("crashy__refuse", {})
+        assert result.is_error
+        assert result.text == "the call failed: the server answered with error -32050: quota exceeded for key ***"
+
+
+async def test_an_unusable_input_schema_is_an_error_result() -> None:
+    """A reviewed schema with a `$ref` that resolves nowhere: every call is refused with a reason, none raises."""
+    from generator.runtime.catalog import Catalog, Entry
+    from generator.runtime.toolset import ToolSet
+
+    broken = {"name": "t", "inputSchema": {"type": "object", "properties": {"a": {"$ref": "#/$defs/Missing"}}}}
+    ts = ToolSet(Catalog([Entry("s", broken)]), mode="direct")
+    result = await ts.call("s__t", {"a": 1})
+    assert result.is_error and "its reviewed input schema cannot be used (" in result.text and "Missing" in result.text
+
+
+async def test_a_server_that_hangs_at_start_times_out(crashy: ModuleType) -> None:
+    ts = crashy.toolset(timeout=1.0)
+    connection = ts.pool.connections["crashy"]
+    connection.target = type(connection.target)(command="sleep", args=("30",))
+    async with ts:
+        result = await ts.call("crashy__echo", {"text": "x"})
+        assert result.is_error and result.text == "server 'crashy' did not start within 1 s"
+
+
+async def test_media_that_cannot_be_kept_is_an_error_result(generated: ModuleType, tmp_path: Path) -> None:
+    not_a_directory = tmp_path / "file"
+    not_a_directory.write_text("", encoding="utf-8")
+    async with generated.toolset(["everything"], media_dir=str(not_a_directory)) as ts:
+        result = await ts.call("everything__get-tiny-image", {})
+        assert result.is_error and "the result of 'everything__get-tiny-image' could not be kept:" in result.text

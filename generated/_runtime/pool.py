@@ -20,6 +20,7 @@ import anyio
 import mcp_types as types
 from mcp import Client, MCPError
 
+from . import failures
 from .catalog import Entry
 from .connection import WireTap, open_client
 from .manifest import Manifest
@@ -39,15 +40,7 @@ class CallFailed(Exception):
     """A call that produced no tool result; the message is safe to show the model (no secrets)."""
 
 
-def _cause(exc: BaseException) -> BaseException:
-    """The first real error inside the exception groups that task groups wrap errors in."""
-    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
-        exc = exc.exceptions[0]
-    return exc
-
-
 def _gone(exc: BaseException) -> bool:
-    exc = _cause(exc)
     return isinstance(exc, _GONE) or (
         isinstance(exc, MCPError) and exc.code == types.CONNECTION_CLOSED
     )
@@ -76,19 +69,13 @@ class Connection:
     _lock: asyncio.Lock = field(default_factory=asyncio.Lock, repr=False)
     _generation: int = field(default=0, repr=False)
 
-    @property
-    def secrets(self) -> tuple[str, ...]:
+    def redact(self, text: str) -> str:
         values = (
             self.target.env.values()
             if isinstance(self.target, StdioTarget)
             else self.target.headers.values()
         )
-        return tuple(v for v in values if v)
-
-    def redact(self, text: str) -> str:
-        for secret in sorted(self.secrets, key=len, reverse=True):
-            text = text.replace(secret, "***")
-        return text
+        return failures.redact(text, failures.meaningful(values))
 
     async def acquire(self) -> _Live:
         """The live connection, started if there is none (once, however many callers wait)."""
@@ -111,6 +98,34 @@ class Connection:
                 self.restarts += 1
                 live, self._live = self._live, None
                 await self._close(live)
+
+    async def call(
+        self, entry: Entry, arguments: Mapping[str, Any]
+    ) -> types.CallToolResult | None:
+        """One attempt: the result, or None when the server went away (it will be started anew)."""
+        live = await self.acquire()
+        if entry.name in live.refused:
+            raise DriftError(
+                f"tool '{entry.provider}' is refused: {live.refused[entry.name]} (pinning is strict)"
+            )
+        try:
+            return await live.client.call_tool(
+                entry.name, dict(arguments), read_timeout_seconds=self.timeout
+            )
+        except (
+            Exception
+        ) as exc:  # noqa: BLE001 - the model gets an error result, never an exception
+            cause = failures.leaf(exc)
+            if isinstance(cause, MCPError) and cause.code == types.REQUEST_TIMEOUT:
+                raise CallFailed(
+                    f"tool '{entry.provider}' timed out after {self.timeout:g} s"
+                ) from None
+            if not _gone(cause):
+                raise CallFailed(
+                    f"the call failed: {self.redact(failures.reason(cause))}"
+                ) from None
+        await self.lost(live.generation)
+        return None
 
     async def _start(self) -> _Live:
         self._generation += 1
@@ -136,7 +151,7 @@ class Connection:
         ) as exc:  # noqa: BLE001 - whatever stopped the start, the caller gets one message
             with contextlib.suppress(BaseException):
                 await holder
-            cause = self.redact(str(_cause(exc)) or type(_cause(exc)).__name__)
+            cause = self.redact(failures.reason(failures.leaf(exc)))
             raise CallFailed(
                 f"server '{self.manifest.server}' could not be started: {cause}"
             ) from None
@@ -189,43 +204,20 @@ class Pool:
     ) -> types.CallToolResult:
         """Run one tool; raises `CallFailed` (with a message for the model) when there is no result."""
         connection = self.connections[entry.server]
-        for attempt in (1, 2):
-            live = await connection.acquire()
-            if entry.name in live.refused:
-                raise DriftError(
-                    f"tool '{entry.provider}' is refused: {live.refused[entry.name]} (pinning is strict)"
-                )
-            try:
-                return await live.client.call_tool(
-                    entry.name, dict(arguments), read_timeout_seconds=connection.timeout
-                )
-            except MCPError as exc:
-                if exc.code == types.REQUEST_TIMEOUT:
-                    raise CallFailed(
-                        f"tool '{entry.provider}' timed out after {connection.timeout:g} s"
-                    ) from None
-                if not _gone(exc):
-                    raise CallFailed(
-                        f"server error: {connection.redact(exc.message)}"
-                    ) from None
-            except (
-                Exception
-            ) as exc:  # noqa: BLE001 - the model gets an error result, never an exception
-                if not _gone(exc):
-                    raise CallFailed(
-                        f"the call failed: {connection.redact(str(_cause(exc)))}"
-                    ) from None
-            await connection.lost(live.generation)
-            if not entry.retry_safe:
-                raise CallFailed(
-                    f"server '{entry.server}' stopped during the call and was restarted; the call was not repeated "
-                    f"because '{entry.provider}' is not annotated read-only or idempotent (it may have run)"
-                )
-            if attempt == 2:
-                break
-        raise CallFailed(
-            f"server '{entry.server}' stopped during the call twice; giving up"
-        )
+        result = await connection.call(entry, arguments)
+        if result is not None:
+            return result
+        if not entry.retry_safe:
+            raise CallFailed(
+                f"server '{entry.server}' stopped during the call and was restarted; the call was not repeated "
+                f"because '{entry.provider}' is not annotated read-only or idempotent (it may have run)"
+            )
+        result = await connection.call(entry, arguments)
+        if result is None:
+            raise CallFailed(
+                f"server '{entry.server}' stopped during the call twice; giving up"
+            )
+        return result
 
     async def aclose(self) -> None:
         for connection in self.connections.values():

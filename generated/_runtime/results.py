@@ -10,7 +10,6 @@ drifted must not feed the model shapes nobody reviewed. The same result always r
 from __future__ import annotations
 
 import base64
-import functools
 import hashlib
 import json
 import mimetypes
@@ -23,10 +22,8 @@ from pathlib import Path
 from typing import Any
 
 import mcp_types as types
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import best_match
-from jsonschema.protocols import Validator
-from jsonschema.validators import validator_for
+
+from . import validation
 
 DEFAULT_MAX_CHARS = 20_000
 NO_DETAILS = "the tool reported an error without details"
@@ -304,29 +301,7 @@ def _check(structured: Any, schema: Mapping[str, Any]) -> str | None:
     if structured is None:
         return f"{MISMATCH}: the server sent no structuredContent"
     try:
-        validator = _validator(
-            json.dumps(dict(schema), sort_keys=True, separators=(",", ":"))
-        )
-        error = best_match(validator.iter_errors(structured))
-    except (
-        Exception
-    ) as exc:  # noqa: BLE001 - a broken schema or $ref must become a result, not a crash
-        return f"the tool's reviewed output schema cannot be used: {_short((str(exc).splitlines() or [repr(exc)])[0])}"
-    return (
-        None
-        if error is None
-        else f"{MISMATCH}: at {error.json_path}: {_short(error.message)}"
-    )
-
-
-@functools.lru_cache(maxsize=256)
-def _validator(schema_json: str) -> Validator:
-    """Compiled once per distinct schema: compiling costs far more than validating."""
-    schema = json.loads(schema_json)
-    cls = validator_for(schema, default=Draft202012Validator)
-    cls.check_schema(schema)
-    return cls(schema)
-
-
-def _short(message: str, limit: int = 300) -> str:
-    return message if len(message) <= limit else f"{message[:limit]}…"
+        problem = validation.problem(schema, structured)
+    except validation.SchemaUnusable as exc:
+        return f"the tool's reviewed output schema cannot be used: {exc}"
+    return None if problem is None else f"{MISMATCH}: {problem}"

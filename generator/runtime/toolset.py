@@ -14,12 +14,9 @@ from collections.abc import Mapping, Sequence
 from types import TracebackType
 from typing import Any, Literal, TextIO
 
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import best_match
-from jsonschema.protocols import Validator
-from jsonschema.validators import validator_for
 from pydantic import BaseModel, ValidationError
 
+from . import validation
 from .budget import MATERIALIZE_CAPS, Budget, Plan, RequestedMode, choose
 from .catalog import Ambiguous, Catalog, Entry, Filter, RankerFactory
 from .manifest import load_manifest
@@ -60,7 +57,6 @@ class ToolSet:
         self.max_result_chars = max_result_chars
         self.media = media or MediaStore()
         self._recent: list[str] = []  # materialized provider names, most recently found first
-        self._validators: dict[str, Validator] = {}
         entries = catalog.entries
         self._plan = choose(
             mode,
@@ -100,13 +96,14 @@ class ToolSet:
     def search(self, query: str, limit: int = 10) -> list[Entry]:
         """Search the tools and materialize the hits (seed 003: run it on the user's message first)."""
         hits = self.catalog.search(query, limit)
-        found = [e.provider for e in hits]
-        self._recent = found + [name for name in self._recent if name not in found]
+        self._promote([e.provider for e in hits])
         return hits
 
     def materialize(self, names: Sequence[str]) -> None:
         """Offer these tools directly in routed mode (within the cap), as if search had found them."""
-        found = [self._entry(name).provider for name in names]
+        self._promote([self._entry(name).provider for name in names])
+
+    def _promote(self, found: list[str]) -> None:
         self._recent = found + [name for name in self._recent if name not in found]
 
     def reset(self) -> None:
@@ -135,7 +132,7 @@ class ToolSet:
 
     async def _meta(self, name: str, arguments: Mapping[str, Any]) -> ModelResult:
         spec = _META[name]
-        problem = self._invalid(name, spec.input_schema, arguments)
+        problem = self._invalid(spec.input_schema, arguments)
         if problem:
             return self._error(f"invalid arguments for {name}: {problem}\nIts input schema: {_json(spec.input_schema)}")
         if name == "search_tools":
@@ -186,13 +183,11 @@ class ToolSet:
             schema["annotations"] = entry.tool["annotations"]
         return self._ok(schema)
 
-    async def _call_tool(self, name: str, arguments: Any) -> ModelResult:
+    async def _call_tool(self, name: str, arguments: Mapping[str, Any]) -> ModelResult:
         entry, problem = self._lookup(name)
         if entry is None:
             return self._error(problem)
-        if not isinstance(arguments, Mapping):
-            arguments = None
-        problem = self._invalid(entry.provider, entry.input_schema, arguments) or self._model_problem(entry, arguments)
+        problem = self._invalid(entry.input_schema, arguments) or self._model_problem(entry, arguments)
         if problem:
             return self._error(
                 f"invalid arguments for {entry.provider}: {problem}\n"
@@ -201,7 +196,7 @@ class ToolSet:
         if self.pool is None:
             return self._error(f"tool '{entry.provider}' cannot be called: this toolset has no server connections")
         try:
-            result = await self.pool.call(entry, arguments or {})
+            result = await self.pool.call(entry, arguments)
         except (CallFailed, DriftError) as exc:
             return self._error(str(exc))
         try:
@@ -228,19 +223,14 @@ class ToolSet:
             raise KeyError(problem)
         return entry
 
-    def _invalid(self, key: str, schema: Mapping[str, Any], arguments: Any) -> str:
-        """The first reason `arguments` break `schema`, or "" (validators compiled once per tool)."""
-        validator = self._validators.get(key)
-        if validator is None:
-            cls = validator_for(schema, default=Draft202012Validator)
-            validator = self._validators[key] = cls(schema)
-        error = best_match(validator.iter_errors(arguments if arguments is not None else {}))
-        if error is None:
-            return ""
-        where = "/".join(str(p) for p in error.absolute_path) or "(the arguments)"
-        return f"at {where}: {error.message[:300]}"
+    def _invalid(self, schema: Mapping[str, Any], arguments: Mapping[str, Any]) -> str:
+        """The first reason `arguments` break `schema`, or ""."""
+        try:
+            return validation.problem(schema, dict(arguments)) or ""
+        except validation.SchemaUnusable as exc:
+            return f"its reviewed input schema cannot be used ({exc}), so no call can be checked"
 
-    def _model_problem(self, entry: Entry, arguments: Mapping[str, Any] | None) -> str:
+    def _model_problem(self, entry: Entry, arguments: Mapping[str, Any]) -> str:
         """The generated input model must accept the arguments too (it is what typed callers use)."""
         if entry.models is None or entry.input_class is None:
             return ""
@@ -248,11 +238,11 @@ class ToolSet:
         if not (isinstance(model, type) and issubclass(model, BaseModel)):
             return ""
         try:
-            model.model_validate(dict(arguments or {}))
+            model.model_validate(dict(arguments))
         except ValidationError as exc:
             first = exc.errors()[0]
-            where = "/".join(str(p) for p in first["loc"]) or "(the arguments)"
-            return f"at {where}: {first['msg']}"
+            where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in first["loc"])
+            return f"at ${where}: {first['msg']}"
         return ""
 
     def _ok(self, value: Any) -> ModelResult:

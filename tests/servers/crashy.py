@@ -13,6 +13,7 @@ import os
 from datetime import date
 from pathlib import Path
 
+from mcp import MCPError
 from mcp.server.mcpserver import MCPServer
 from mcp.types import ToolAnnotations
 
@@ -43,6 +44,18 @@ def pid() -> int:
 def weekday(day: date) -> str:
     """The day of the week of a date (its schema says `format: date`, which jsonschema does not check)."""
     return day.strftime("%A")
+
+
+@server.tool(annotations=READ_ONLY)
+def refuse() -> str:
+    """Answer with a JSON-RPC error (not a tool result) that quotes the server's API_KEY."""
+    raise MCPError(code=-32050, message=f"quota exceeded for key {os.environ.get('API_KEY', '')}")
+
+
+@server.tool(annotations=READ_ONLY)
+def always_die() -> str:
+    """Read-only, so a lost call is retried: and the retry dies as well."""
+    os._exit(1)
 
 
 def _die_once(marker: str) -> str:

@@ -1,0 +1,65 @@
+# Part of the mcpvend runtime, vendored by `mcpvend generate`. Do not edit.
+"""One line for a third-party server's failure, with every secret value taken out.
+
+Shared by `mcpvend lock` and the runtime, because both start servers that fail the same ways.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import httpx2
+from mcp import MCPError
+from pydantic import ValidationError
+
+_SHORTEST_SECRET = (
+    4  # "1" or "on" would redact half of every message and protect nothing
+)
+
+
+def leaf(exc: BaseException) -> BaseException:
+    """The first real exception inside (nested) exception groups: the SDK's task groups wrap ours."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return exc
+
+
+def validation_reason(exc: ValidationError) -> str:
+    first = exc.errors()[0]
+    location = ".".join(str(p) for p in first["loc"] if p not in ("tools", 0)) or "tool"
+    return f"{location}: {first['msg']}"
+
+
+def reason(exc: BaseException) -> str:
+    """The most useful single line for a third-party failure."""
+    if isinstance(exc, FileNotFoundError):
+        return f"cannot start the command: {exc.strerror}: {exc.filename or ''}".rstrip(
+            ": "
+        )
+    if isinstance(exc, PermissionError):
+        return (
+            f"cannot start the command: permission denied: {exc.filename or ''}".rstrip(
+                ": "
+            )
+        )
+    if isinstance(exc, MCPError):
+        if exc.message.lower().startswith("connection closed"):
+            return "the server closed the connection (it exited or crashed)"
+        return f"the server answered with error {exc.code}: {exc.message}"
+    if isinstance(exc, httpx2.HTTPError):
+        return f"HTTP failure: {type(exc).__name__}: {exc}"
+    if isinstance(exc, ValidationError):
+        return f"the server sent an invalid result: {validation_reason(exc)}"
+    return f"{type(exc).__name__}: {exc}"
+
+
+def meaningful(values: Iterable[str]) -> frozenset[str]:
+    """The values worth redacting."""
+    return frozenset(v for v in values if len(v) >= _SHORTEST_SECRET)
+
+
+def redact(text: str, secrets: frozenset[str]) -> str:
+    """Replace every secret value in a message, longest first so overlaps cannot leak a piece."""
+    for secret in sorted(secrets, key=len, reverse=True):
+        text = text.replace(secret, "***")
+    return text

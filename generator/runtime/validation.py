@@ -1,0 +1,63 @@
+"""JSON Schema checks made on every runtime call: compiled once per schema, answered in one line.
+
+Compiling a validator costs far more than validating, and even re-serializing a schema to look
+its validator up is a noticeable share of a call; so the reviewed schemas (long-lived objects)
+are found by identity first, and by content only the first time.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import best_match
+from jsonschema.protocols import Validator
+from jsonschema.validators import validator_for
+
+from .digests import canonical
+
+_MESSAGE_CHARS = 300
+_BY_IDENTITY_MAX = 1024
+_by_identity: dict[int, tuple[Mapping[str, Any], Validator]] = {}  # holds the schema, so its id stays its own
+
+
+class SchemaUnusable(Exception):
+    """The schema itself is broken (invalid, or a `$ref` that does not resolve)."""
+
+
+def short(message: str, limit: int = _MESSAGE_CHARS) -> str:
+    return message if len(message) <= limit else f"{message[:limit]}…"
+
+
+@functools.lru_cache(maxsize=256)
+def _by_content(schema_json: bytes) -> Validator:
+    schema = json.loads(schema_json)
+    cls = validator_for(schema, default=Draft202012Validator)
+    cls.check_schema(schema)
+    return cls(schema)
+
+
+def _validator(schema: Mapping[str, Any]) -> Validator:
+    hit = _by_identity.get(id(schema))
+    if hit is not None and hit[0] is schema:
+        return hit[1]
+    validator = _by_content(canonical(schema))
+    if len(_by_identity) >= _BY_IDENTITY_MAX:
+        _by_identity.clear()
+    _by_identity[id(schema)] = (schema, validator)
+    return validator
+
+
+def problem(schema: Mapping[str, Any], instance: Any) -> str | None:
+    """Where and why `instance` breaks `schema` ("at $.count: 'many' is not of type 'integer'"), or None.
+
+    Raises `SchemaUnusable` when the schema cannot be used at all.
+    """
+    try:
+        error = best_match(_validator(schema).iter_errors(instance))
+    except Exception as exc:  # noqa: BLE001 - SchemaError, an unresolvable $ref, a bad pattern: all one answer
+        raise SchemaUnusable(short((str(exc).splitlines() or [repr(exc)])[0])) from None
+    return None if error is None else f"at {error.json_path}: {short(error.message)}"
