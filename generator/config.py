@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any, Literal, cast
 
 from generator.errors import ConfigError
-from generator.runtime.failures import meaningful
 from generator.runtime.targets import (
     CAPABILITIES,
     PROTOCOLS,
@@ -29,6 +28,7 @@ from generator.runtime.targets import (
     StdioTarget,
     Target,
     interpolate,
+    meaningful,
 )
 
 CONFIG_NAMES = ("mcpvend.toml", "pyproject.toml", ".mcp.json")

@@ -19,8 +19,8 @@ from generator.config import ServerConfig
 from generator.errors import MCPVendError, ServerError
 from generator.runtime import failures
 from generator.runtime.connection import ProtocolViolation, WireTap, list_tools_raw, open_client
-from generator.runtime.failures import redact, validation_reason
-from generator.runtime.targets import Target
+from generator.runtime.failures import validation_reason
+from generator.runtime.targets import Target, redact
 
 _STDERR_TAIL_LINES = 12
 _STDERR_TAIL_CHARS = 2000

@@ -24,7 +24,7 @@ from . import failures
 from .catalog import Entry
 from .connection import WireTap, open_client
 from .manifest import Manifest
-from .targets import StdioTarget, Target
+from .targets import StdioTarget, Target, meaningful, redact
 from .tools import DriftError, Pinning, check_pins
 
 DEFAULT_TIMEOUT = 60.0
@@ -75,7 +75,7 @@ class Connection:
             if isinstance(self.target, StdioTarget)
             else self.target.headers.values()
         )
-        return failures.redact(text, failures.meaningful(values))
+        return redact(text, meaningful(values))
 
     async def acquire(self) -> _Live:
         """The live connection, started if there is none (once, however many callers wait)."""

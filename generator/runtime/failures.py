@@ -1,17 +1,13 @@
-"""One line for a third-party server's failure, with every secret value taken out.
+"""One line for a third-party server's failure (secret values are taken out with `targets.redact`).
 
 Shared by `mcpvend lock` and the runtime, because both start servers that fail the same ways.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
 import httpx2
 from mcp import MCPError
 from pydantic import ValidationError
-
-_SHORTEST_SECRET = 4  # "1" or "on" would redact half of every message and protect nothing
 
 
 def leaf(exc: BaseException) -> BaseException:
@@ -42,15 +38,3 @@ def reason(exc: BaseException) -> str:
     if isinstance(exc, ValidationError):
         return f"the server sent an invalid result: {validation_reason(exc)}"
     return f"{type(exc).__name__}: {exc}"
-
-
-def meaningful(values: Iterable[str]) -> frozenset[str]:
-    """The values worth redacting."""
-    return frozenset(v for v in values if len(v) >= _SHORTEST_SECRET)
-
-
-def redact(text: str, secrets: frozenset[str]) -> str:
-    """Replace every secret value in a message, longest first so overlaps cannot leak a piece."""
-    for secret in sorted(secrets, key=len, reverse=True):
-        text = text.replace(secret, "***")
-    return text

@@ -6,7 +6,7 @@ Kept free of `mcp` imports so that reading a config (and `generate --check`) sta
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -14,6 +14,7 @@ Capability = Literal["elicitation", "roots", "sampling"]
 CAPABILITIES: tuple[Capability, ...] = ("elicitation", "roots", "sampling")
 Protocol = Literal["auto", "legacy", "2026-07-28"]
 PROTOCOLS: tuple[Protocol, ...] = ("auto", "legacy", "2026-07-28")
+_SHORTEST_SECRET = 4  # "1" or "on" would redact half of every message and protect nothing
 VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 
 
@@ -54,3 +55,15 @@ class HttpTarget:
 
 
 Target = StdioTarget | HttpTarget
+
+
+def meaningful(values: Iterable[str]) -> frozenset[str]:
+    """The values worth redacting."""
+    return frozenset(v for v in values if len(v) >= _SHORTEST_SECRET)
+
+
+def redact(text: str, secrets: frozenset[str]) -> str:
+    """Replace every secret value in a message, longest first so overlaps cannot leak a piece."""
+    for secret in sorted(secrets, key=len, reverse=True):
+        text = text.replace(secret, "***")
+    return text
