@@ -18,6 +18,8 @@ if TYPE_CHECKING:
     from generator.config import Config
     from generator.drift import FailOn
     from generator.report import Format
+    from generator.runtime.budget import RequestedMode
+    from generator.serve import Transport
 
 
 @dataclass(frozen=True)
@@ -205,3 +207,27 @@ def init(source: Path | None, force: bool) -> None:
     for variable, where in sorted(written.variables.items()):
         click.echo(f"  set ${{{variable}}} in the environment: {where} was not copied", err=True)
     click.echo("next: mcpvend lock && mcpvend generate", err=True)
+
+
+@main.command()
+@click.argument("servers", nargs=-1)
+@click.option("--mode", type=click.Choice(["auto", "direct", "compact", "routed"]), default="auto", show_default=True)
+@click.option("--context-window", type=click.IntRange(min=1), default=128_000, show_default=True, help="For auto.")
+@click.option("--transport", type=click.Choice(["stdio", "http"]), default="stdio", show_default=True)
+@click.option("--host", default="127.0.0.1", show_default=True, help="HTTP only; anything but loopback is exposed.")
+@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True, help="HTTP only; 0: any.")
+@click.pass_obj
+def serve(
+    options: Options, servers: tuple[str, ...], mode: str, context_window: int, transport: str, host: str, port: int
+) -> None:
+    """Serve the generated toolset over MCP: reviewed tools only, calls forwarded under pinning."""
+    from generator.serve import ServeOptions
+    from generator.serve import serve as run_serve
+
+    chosen = ServeOptions(
+        servers, cast("RequestedMode", mode), context_window, cast("Transport", transport), host, port
+    )
+    try:
+        run_serve(_load(options), chosen, announce=lambda line: click.echo(line, err=True))
+    except MCPVendError as exc:
+        _fail(exc)

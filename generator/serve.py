@@ -1,0 +1,229 @@
+"""`mcpvend serve`: the generated toolset as an MCP server, so any MCP client gets the pinned tools.
+
+The listing is the `ToolSet`'s (reviewed descriptions and schemas, in the chosen mode) and every
+call goes through `ToolSet.call`: validated, forwarded under strict pinning, normalized. Routed
+mode materializes nothing here: a materialized tool would change the listing for every client
+of the process, so the listing stays fixed and a found tool is called through `call_tool` (or by
+its name, which works in every mode).
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import importlib.util
+import signal
+import socket
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal, cast
+
+from generator import __version__
+from generator.config import Config
+from generator.errors import MCPVendError
+from generator.generate import generate
+
+if TYPE_CHECKING:
+    import mcp_types as types
+    import uvicorn
+    from mcp.server.context import ServerRequestContext
+    from mcp.server.lowlevel import Server
+
+    from generator.runtime.budget import RequestedMode
+    from generator.runtime.results import ModelResult
+    from generator.runtime.toolset import ToolSet
+
+Transport = Literal["stdio", "http"]
+LOOPBACK = "127.0.0.1"
+HTTP_PATH = "/mcp"
+_GUIDE = {
+    "direct": "Every tool is listed with its full input schema.",
+    "compact": "Tools are listed by name and one line: call get_tool_schema before a tool whose arguments you "
+    "do not know. A call with wrong arguments returns the schema.",
+    "routed": "Find tools with search_tools, or list_categories then browse_category; read one with "
+    "get_tool_schema; run it with call_tool (or by its name).",
+}
+
+
+class ServeError(MCPVendError):
+    """The generated package cannot be served as it is."""
+
+
+@dataclass(frozen=True)
+class ServeOptions:
+    servers: tuple[str, ...] = ()
+    mode: RequestedMode = "auto"
+    context_window: int = 128_000
+    transport: Transport = "stdio"
+    host: str = LOOPBACK
+    port: int = 8000
+
+
+def serve(config: Config, options: ServeOptions, announce: Callable[[str], None]) -> None:
+    """Serve until the client hangs up (stdio) or the process is interrupted (http)."""
+    import anyio
+
+    toolset = load_toolset(config, options)
+    if options.transport == "stdio":
+        anyio.run(_serve_stdio, toolset, announce)
+    else:
+        anyio.run(_serve_http, toolset, options.host, options.port, announce)
+
+
+def load_toolset(config: Config, options: ServeOptions) -> ToolSet:
+    """The generated package's toolset; a stale package is refused, since it is not what was reviewed."""
+    report = generate(config, check=True)
+    if report.status == "stale":
+        raise ServeError(f"{config.output} is stale; run `mcpvend generate` before serving it")
+    config.select(options.servers)  # names the config lacks fail here, with the config's own message
+    package = _import_package(config.output)
+    # The package's vendored runtime is this repo's runtime, copied: same classes, another module path.
+    return cast(
+        "ToolSet",
+        package.toolset(
+            list(options.servers) or None,
+            mode=options.mode,
+            context_window=options.context_window,
+            max_materialized=0,
+            cwd=str(config.base_dir),
+            errlog=sys.stderr,
+        ),
+    )
+
+
+def _import_package(output: Path) -> Any:
+    name = output.name
+    loaded = sys.modules.get(name)
+    if loaded is not None:
+        if Path(getattr(loaded, "__file__", "") or "").parent.resolve() == output.resolve():
+            return loaded
+        raise ServeError(f"{output}: a module named {name!r} is already imported from elsewhere; rename the output")
+    spec = importlib.util.spec_from_file_location(
+        name, output / "__init__.py", submodule_search_locations=[str(output)]
+    )
+    if spec is None or spec.loader is None:
+        raise ServeError(f"{output}/__init__.py cannot be imported")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except Exception as exc:
+        del sys.modules[name]
+        raise ServeError(f"{output}/__init__.py failed to import: {exc}") from exc
+    return module
+
+
+def build_server(toolset: ToolSet) -> Server[Any]:
+    """An MCP server whose tools are the toolset's specs and whose calls are the toolset's calls."""
+    import mcp_types as types
+    from mcp.server.lowlevel import Server
+
+    tools = [types.Tool.model_validate(spec) for spec in toolset.tool_specs("mcp")]
+
+    async def list_tools(
+        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=tools)
+
+    async def call_tool(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> types.CallToolResult:
+        return to_call_result(toolset, await toolset.call(params.name, params.arguments))
+
+    return Server(
+        "mcpvend",
+        version=__version__,
+        instructions=instructions(toolset),
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+    )
+
+
+def instructions(toolset: ToolSet) -> str:
+    servers = sorted({entry.server for entry in toolset.catalog.entries})
+    return (
+        f"Tools of {', '.join(servers) or 'no server'}, as reviewed in their lockfiles and pinned by mcpvend "
+        f"({toolset.mode} mode). {_GUIDE[toolset.mode]}"
+    )
+
+
+def to_call_result(toolset: ToolSet, result: ModelResult) -> types.CallToolResult:
+    """The model's view of the call; images and audio go back as content, since an MCP client can show them."""
+    import mcp_types as types
+
+    content: list[types.ContentBlock] = [types.TextContent(type="text", text=result.text)]
+    for ref in result.media:
+        data = toolset.media.get(ref.sha256) if ref.kind in ("image", "audio") else None
+        if data is None:
+            continue
+        encoded = base64.b64encode(data).decode("ascii")
+        mime = ref.mime_type or "application/octet-stream"
+        block = types.ImageContent if ref.kind == "image" else types.AudioContent
+        content.append(block(type=ref.kind, data=encoded, mime_type=mime))  # type: ignore[arg-type]
+    structured = result.structured if isinstance(result.structured, dict) and not result.is_error else None
+    return types.CallToolResult(content=content, structured_content=structured, is_error=result.is_error)
+
+
+async def _serve_stdio(toolset: ToolSet, announce: Callable[[str], None]) -> None:
+    from mcp.server.stdio import stdio_server
+
+    server = build_server(toolset)
+    announce(f"serving {_summary(toolset)} on stdio")
+    try:
+        async with stdio_server() as (read, write):
+            await server.run(read, write, server.create_initialization_options())
+    finally:
+        await toolset.aclose()
+
+
+async def _serve_http(toolset: ToolSet, host: str, port: int, announce: Callable[[str], None]) -> None:
+    import uvicorn
+
+    try:
+        listener = _listen(host, port)
+        app = build_server(toolset).streamable_http_app(streamable_http_path=HTTP_PATH, host=host)
+        web = _quiet_exit(uvicorn.Server)(uvicorn.Config(app, log_level="warning", lifespan="on"))
+        bound = listener.getsockname()[1]  # `--port 0` asks the OS for any free port
+        shown = f"[{host}]" if ":" in host else host
+        announce(f"serving {_summary(toolset)} on http://{shown}:{bound}{HTTP_PATH}")
+        await web.serve(sockets=[listener])
+    finally:
+        await toolset.aclose()
+
+
+def _quiet_exit(base: type[uvicorn.Server]) -> type[uvicorn.Server]:
+    """uvicorn re-raises SIGINT/SIGTERM after its graceful shutdown, which would kill us before the
+    upstream servers are stopped; this server shuts down the same way and then returns."""
+
+    class Server(base):  # type: ignore[valid-type,misc]
+        @contextlib.contextmanager
+        def capture_signals(self) -> Iterator[None]:
+            if threading.current_thread() is not threading.main_thread():
+                yield
+                return
+            previous = {sig: signal.signal(sig, self.handle_exit) for sig in (signal.SIGINT, signal.SIGTERM)}
+            try:
+                yield
+            finally:
+                for sig, handler in previous.items():
+                    signal.signal(sig, handler)
+
+    return Server
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    """Bind before serving, so a taken port is our one-line error rather than uvicorn's exit."""
+    listener = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind((host, port))
+    except OSError as exc:
+        listener.close()
+        raise ServeError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    return listener
+
+
+def _summary(toolset: ToolSet) -> str:
+    listed = len(toolset.tool_specs("mcp"))
+    return f"{len(toolset.catalog.entries)} tools ({toolset.mode} mode, {listed} listed)"

@@ -1,0 +1,225 @@
+"""`mcpvend serve` with the SDK's own client: every mode over stdio and HTTP, against real upstream servers."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import importlib
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import anyio
+import httpx2
+import pytest
+from conftest import PY, REPO, SERVERS, free_port, mcpvend, node_server, write_config
+from mcp import Client, StdioServerParameters
+
+pytestmark = pytest.mark.anyio
+UPSTREAMS = ("demo", "everything", "time")
+META = ["search_tools", "list_categories", "browse_category", "get_tool_schema", "call_tool"]
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+
+
+@pytest.fixture(scope="module")
+def generated() -> ModuleType:
+    node_server("server-everything")
+    return importlib.import_module("generated")
+
+
+def stdio(*args: str, cwd: Path = REPO, env: dict[str, str] | None = None) -> StdioServerParameters:
+    environ = {**os.environ, **(env or {})}
+    return StdioServerParameters(command=PY, args=["-m", "generator", "serve", *args], cwd=str(cwd), env=environ)
+
+
+def listed(tools: Any) -> list[dict[str, Any]]:
+    """What a client sees of each tool, in the toolset's `mcp` spec shape."""
+    return [t.model_dump(by_alias=True, exclude_none=True, mode="json") for t in tools.tools]
+
+
+def text(result: Any) -> str:
+    return "\n".join(block.text for block in result.content if block.type == "text")
+
+
+# --- stdio: every mode ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("mode", ["direct", "compact", "routed"])
+async def test_every_mode_lists_the_toolset_specs_and_forwards_calls(generated: ModuleType, mode: str) -> None:
+    expected = generated.toolset(list(UPSTREAMS), mode=mode, max_materialized=0).tool_specs("mcp")
+    async with Client(stdio(*UPSTREAMS, "--mode", mode)) as client:
+        assert listed(await client.list_tools()) == expected
+        now = await client.call_tool("time__get_current_time", {"timezone": "Europe/Paris"})
+        assert not now.is_error, text(now)
+        assert now.structured_content is not None and now.structured_content["timezone"] == "Europe/Paris"
+        converted = await client.call_tool("demo__convert_temperature", {"value": 100, "to": "fahrenheit"})
+        assert (converted.is_error, text(converted)) == (False, "212.00 fahrenheit")
+        echoed = await client.call_tool("call_tool", {"name": "everything__echo", "arguments": {"message": "hi"}})
+        assert not echoed.is_error and text(echoed) == "Echo: hi"
+        wrong = await client.call_tool("demo__convert_temperature", {"value": "hot"})
+        assert wrong.is_error and "'hot' is not of type 'number'" in text(wrong)
+        assert '"enum":["celsius","fahrenheit","kelvin"]' in text(wrong)  # the schema comes back with the error
+    if mode == "direct":
+        assert "get_tool_schema" not in [spec["name"] for spec in expected]
+    elif mode == "compact":
+        assert expected[-1]["name"] == "get_tool_schema" and all("outputSchema" not in s for s in expected)
+    else:
+        assert [spec["name"] for spec in expected] == META
+
+
+async def test_routed_meta_tools_find_describe_and_call(generated: ModuleType) -> None:
+    async with Client(stdio(*UPSTREAMS, "--mode", "routed")) as client:
+        assert "search_tools" in (client.instructions or "")
+        found = json.loads(text(await client.call_tool("search_tools", {"query": "convert a temperature"})))
+        names = [hit["name"] for hit in found["tools"]]
+        assert names[0] == "demo__convert_temperature", names
+        schema = json.loads(text(await client.call_tool("get_tool_schema", {"name": names[0]})))
+        assert schema["inputSchema"]["required"] == ["value"]
+        categories = json.loads(text(await client.call_tool("list_categories", {})))
+        assert [c["name"] for c in categories["categories"]] == list(UPSTREAMS)
+        called = await client.call_tool("call_tool", {"name": names[0], "arguments": {"value": 0, "to": "kelvin"}})
+        assert text(called) == "273.15 kelvin"
+        # Searching materializes nothing: the listing is the same for every client of the process.
+        assert [t.name for t in (await client.list_tools()).tools] == META
+
+
+@pytest.mark.parametrize(("window", "mode"), [(128_000, "direct"), (2_000, "compact"), (500, "routed")])
+async def test_auto_picks_the_mode_by_the_context_window(window: int, mode: str) -> None:
+    async with Client(stdio("time", "demo", "--context-window", str(window))) as client:
+        names = [t.name for t in (await client.list_tools()).tools]
+        assert f"({mode} mode)" in (client.instructions or "")
+    shapes = {"direct": len(names) == 6, "compact": names[-1] == "get_tool_schema" and len(names) == 7}
+    assert shapes.get(mode, names == META), names
+
+
+async def test_images_come_back_as_image_content_with_the_same_bytes(generated: ModuleType) -> None:
+    async with generated.toolset(["everything"]) as ts:
+        direct = await ts.call("everything__get-tiny-image", {})
+    (ref,) = direct.media
+    async with Client(stdio("everything")) as client:
+        result = await client.call_tool("everything__get-tiny-image", {})
+    images = [block for block in result.content if block.type == "image"]
+    assert len(images) == 1 and images[0].mime_type == ref.mime_type
+    assert hashlib.sha256(base64.b64decode(images[0].data)).hexdigest() == ref.sha256
+    assert "sha256" in text(result) and images[0].data not in text(result)
+
+
+# --- HTTP ----------------------------------------------------------------------------------------
+
+
+DRIFTING = {"command": PY, "args": [str(SERVERS / "drifting.py")], "env": {"DRIFT": "${DRIFT:-}"}}
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A user project: the drifting server (base tools) and the demo server, locked and generated."""
+    root = tmp_path_factory.mktemp("project")
+    write_config(root, {"drifting": DRIFTING, "demo": {"command": PY, "args": [str(SERVERS / "demo.py")]}})
+    for command in ("lock", "generate"):
+        run = mcpvend(command, cwd=root)
+        assert run.code == 0, run.err
+    return root
+
+
+@contextmanager
+def http_server(*args: str, cwd: Path = REPO, env: dict[str, str] | None = None) -> Iterator[tuple[str, Any]]:
+    """`serve --transport http --port 0` in a child process: its URL (read from the announcement) and the process."""
+    command = [PY, "-m", "generator", "serve", *args, "--transport", "http", "--port", "0"]
+    environ = {**os.environ, **(env or {})}
+    proc = subprocess.Popen(command, cwd=cwd, env=environ, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert proc.stderr is not None
+    try:
+        line = proc.stderr.readline()
+        match = re.search(r" on (http://\S+)$", line.strip())
+        if match is None:
+            proc.kill()
+            pytest.fail(f"no announcement: {line}{proc.stderr.read()}")
+        yield match.group(1), proc
+    finally:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGINT)
+            proc.wait(timeout=30)
+
+
+async def test_http_binds_loopback_serves_concurrent_clients_and_stops_on_sigint() -> None:
+    with http_server("time", "demo", "--mode", "compact") as (url, proc):
+        assert url.startswith("http://127.0.0.1:") and url.endswith("/mcp")
+
+        async def use(n: int, results: dict[int, str]) -> None:
+            async with Client(url) as client:
+                names = [t.name for t in (await client.list_tools()).tools]
+                assert names[-1] == "get_tool_schema" and "time__convert_time" in names
+                result = await client.call_tool("demo__convert_temperature", {"value": n, "to": "kelvin"})
+                results[n] = text(result)
+
+        results: dict[int, str] = {}
+        async with anyio.create_task_group() as group:
+            for n in range(4):
+                group.start_soon(use, n, results)
+        assert results == {n: f"{n + 273.15:.2f} kelvin" for n in range(4)}
+        # DNS rebinding: a page on another origin that resolves to 127.0.0.1 is turned away.
+        async with httpx2.AsyncClient() as web:
+            refused = await web.post(url, headers={"Host": "evil.example", "Accept": "application/json"}, json={})
+        assert refused.status_code == 421
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=30) == 0
+        assert proc.stderr is not None and "Traceback" not in proc.stderr.read()
+
+
+async def test_http_against_an_upstream_served_over_http(project: Path) -> None:
+    with http_server("demo", "--mode", "routed", cwd=project) as (url, _):
+        async with Client(url) as client:
+            assert [t.name for t in (await client.list_tools()).tools] == META
+            result = await client.call_tool("demo__airports_find-by-code_b73eb4", {"code": "CDG"})
+            assert text(result).startswith("CDG: ") and not result.is_error
+
+
+# --- pinning and refusals ------------------------------------------------------------------------
+
+
+async def test_reviewed_text_is_served_and_a_drifted_tool_is_refused(project: Path) -> None:
+    locked = json.loads((project / "lockfiles" / "drifting.lock.json").read_text())
+    (search,) = [t["tool"] for t in locked["tools"] if t["tool"]["name"] == "search"]
+    async with Client(stdio("drifting", "--mode", "direct", cwd=project, env={"DRIFT": "description"})) as client:
+        (served,) = [t for t in (await client.list_tools()).tools if t.name == "drifting__search"]
+        assert served.description == search["description"]  # the lockfile's words, not the live server's
+        refused = await client.call_tool("drifting__search", {"query": "x"})
+        assert refused.is_error and "refused" in text(refused), text(refused)
+
+
+def test_a_stale_package_is_not_served(project: Path, tmp_path: Path) -> None:
+    copy = shutil.copytree(project, tmp_path / "copy")
+    init = copy / "generated" / "__init__.py"
+    init.write_text(init.read_text() + "\nHAND_EDIT = 1\n")
+    run = mcpvend("serve", "demo", cwd=copy, timeout=60)
+    assert run.code == 2 and "generated is stale; run `mcpvend generate`" in run.err, run.err
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("nosuch",), "no server named 'nosuch'"),
+        (("demo", "--mode", "nosuch"), "Invalid value for '--mode'"),
+    ],
+)
+def test_bad_arguments_are_one_line_errors(project: Path, args: tuple[str, ...], message: str) -> None:
+    run = mcpvend("serve", *args, cwd=project, timeout=60)
+    assert run.code == 2 and message in run.err and "Traceback" not in run.err, run.err
+
+
+def test_a_taken_port_is_a_clear_error(project: Path) -> None:
+    port = free_port()
+    with socket.create_server(("127.0.0.1", port)):
+        run = mcpvend("serve", "demo", "--transport", "http", "--port", str(port), cwd=project, timeout=60)
+    assert run.code == 2 and f"cannot listen on 127.0.0.1:{port}" in run.err, run.err
