@@ -1,8 +1,5 @@
 """mcpvend: vendor MCP tools as reviewed lockfiles and typed Python."""
 
-from importlib.metadata import PackageNotFoundError, version
-
-try:
-    __version__ = version("mcpvend")
-except PackageNotFoundError:  # running from a source tree that was never installed
-    __version__ = "0+unknown"
+# The one place the version is written (pyproject.toml reads it); a literal, because asking
+# importlib.metadata at start-up costs more than the rest of `mcpvend --version`.
+__version__ = "0.1.0"

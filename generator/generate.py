@@ -208,17 +208,18 @@ def _check_docstrings(server: str, source: str, plans: list[ToolPlan], tools: li
 
 @cache
 def _toolchain() -> str:
-    """The versions and templates every server's output depends on."""
+    """The versions, templates and vendored runtime every server's output depends on."""
     parts: list[Any] = [__version__, metadata.version("datamodel-code-generator"), metadata.version("black")]
     parts += sorted(template_sources().items())
+    parts += [(module, (RUNTIME / module).read_text(encoding="utf-8")) for module in RUNTIME_MODULES]
     return json.dumps(parts, sort_keys=True, ensure_ascii=False)
 
 
 def _fingerprint(config: Config, name: str, lock: Lockfile) -> str:
     """What one server's output depends on: its lockfile, renames and paths, and the toolchain.
 
-    The generator's own source is represented by its version; while developing mcpvend itself,
-    the golden-record test (a fresh generation compared byte for byte) is what catches staleness.
+    The rest of the generator's source is represented by its version; while developing mcpvend
+    itself, the golden-record test (a fresh generation compared byte for byte) catches staleness.
     """
     relative = os.path.relpath(lock.path, config.base_dir)
     part = [_toolchain(), name, relative, dict(config.servers[name].rename), lockfile.dumps(lock.document)]

@@ -196,6 +196,28 @@ def test_full_check_trusts_no_recorded_hash(tmp_path: Path) -> None:
     assert run.code == 1 and "  changed: a/tools.py" in run.err
 
 
+def test_check_notices_a_changed_runtime_without_a_version_bump(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The vendored runtime is part of every fingerprint: upgrading mcpvend's runtime makes the package stale."""
+    from generator import generate as module
+
+    lock_documents(tmp_path, {"a": [{"name": "t", "inputSchema": {"type": "object"}}]})
+    assert mcpvend("generate", cwd=tmp_path).code == 0
+    runtime = tmp_path / "runtime"
+    runtime.mkdir()
+    for name in module.RUNTIME_MODULES:
+        (runtime / name).write_text((module.RUNTIME / name).read_text())
+    (runtime / "budget.py").write_text((runtime / "budget.py").read_text() + "\nNEW_SETTING = 1\n")
+    monkeypatch.setattr(module, "RUNTIME", runtime)
+    module._toolchain.cache_clear()
+    try:
+        report = generate(load_config(tmp_path / "mcpvend.toml"), check=True)
+    finally:
+        module._toolchain.cache_clear()
+    assert report.status == "stale" and report.stale == ("changed: _runtime/budget.py",)
+
+
 def test_one_changed_lockfile_regenerates_only_its_server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from generator import models
 

@@ -1,0 +1,77 @@
+"""How long the CLI takes to start: the commands a pre-commit hook or a shell runs most.
+
+Runs each command in turn, interleaved round by round so that machine noise hits all of them
+alike, and prints the median wall time (ms) and the ratio to `python -c pass`, the floor any
+Python command pays. `generate --check` runs in this repository on an unchanged tree (the
+pre-commit path). The last column lists the heavy modules a command imported.
+
+Usage: python bench/startup.py [--runs N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+PY = sys.executable
+HEAVY = ("mcp", "pydantic", "jinja2", "black", "datamodel_code_generator", "rich", "jsonschema")
+
+
+def commands() -> dict[str, list[str]]:
+    mcpvend = shutil.which("mcpvend", path=str(Path(PY).parent)) or "mcpvend"
+    return {
+        "python -c pass": [PY, "-c", "pass"],
+        "mcpvend --version": [mcpvend, "--version"],
+        "mcpvend --help": [mcpvend, "--help"],
+        "mcpvend generate --check": [mcpvend, "generate", "--check"],
+        "mcpvend show time": [mcpvend, "show", "time"],
+    }
+
+
+def timed(command: list[str]) -> float:
+    start = time.perf_counter()
+    done = subprocess.run(command, cwd=REPO, capture_output=True)
+    elapsed = time.perf_counter() - start
+    if done.returncode != 0:
+        raise SystemExit(f"{' '.join(command)} failed: {done.stderr.decode(errors='replace')}")
+    return elapsed
+
+
+def heavy_imports(args: list[str]) -> str:
+    probe = (
+        "import sys\nfrom generator.cli import main\n"
+        f"try:\n    main({args!r})\nexcept SystemExit:\n    pass\n"
+        f"print(','.join(m for m in {HEAVY!r} if m in sys.modules) or '-')\n"
+    )
+    out = subprocess.run([PY, "-c", probe], cwd=REPO, capture_output=True, text=True).stdout
+    return out.strip().splitlines()[-1] if out.strip() else "?"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=20)
+    runs = parser.parse_args().runs
+    table = commands()
+    times: dict[str, list[float]] = {name: [] for name in table}
+    for command in table.values():
+        timed(command)  # warm the OS cache and __pycache__ once
+    for _ in range(runs):
+        for name, command in table.items():
+            times[name].append(timed(command))
+    floor = statistics.median(times["python -c pass"])
+    print(f"median of {runs} runs each, interleaved; Python {sys.version.split()[0]}")
+    print(f"{'command':<28} {'ms':>8} {'x pass':>8}  heavy modules imported")
+    for name, command in table.items():
+        median = statistics.median(times[name])
+        imported = "-" if command[0] == PY else heavy_imports(command[1:])
+        print(f"{name:<28} {median * 1000:>8.1f} {median / floor:>8.2f}  {imported}")
+
+
+if __name__ == "__main__":
+    main()

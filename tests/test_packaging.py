@@ -1,0 +1,96 @@
+"""The built wheel in a fresh venv: templates and runtime included, `mcpvend generate` byte-identical to the golden package."""
+
+from __future__ import annotations
+
+import filecmp
+import os
+import shutil
+import subprocess
+import zipfile
+from pathlib import Path
+
+import pytest
+from conftest import PY, REPO
+
+from generator import __version__ as VERSION
+
+HEAVY = ("mcp", "pydantic", "jinja2", "black", "datamodel_code_generator", "rich", "jsonschema")
+
+
+def run(*command: str | Path, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([str(c) for c in command], cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A wheel built from the files git tracks, as a clean checkout would have them."""
+    source = tmp_path_factory.mktemp("source")
+    tracked = run("git", "ls-files", "-z", cwd=REPO).stdout.split("\0")
+    for name in filter(None, tracked):
+        if (REPO / name).is_file():
+            (source / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(REPO / name, source / name)
+    dist = tmp_path_factory.mktemp("dist")
+    built = run(PY, "-m", "pip", "wheel", "--no-deps", "--quiet", "--wheel-dir", dist, source, cwd=source)
+    assert built.returncode == 0, built.stderr
+    (path,) = dist.glob("mcpvend-*.whl")
+    return path
+
+
+@pytest.fixture(scope="module")
+def venv(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A fresh venv with the wheel and its dependencies (pinned like the repo's own), and nothing of this checkout."""
+    root = tmp_path_factory.mktemp("venv")
+    assert run(PY, "-m", "venv", root / "env", cwd=root).returncode == 0
+    pip = run(root / "env/bin/python", "-m", "pip", "install", "-q", "-c", REPO / "constraints.txt", wheel, cwd=root)
+    assert pip.returncode == 0, pip.stderr
+    return root / "env"
+
+
+def test_the_wheel_holds_the_package_its_templates_and_runtime_and_nothing_else(wheel: Path) -> None:
+    names = zipfile.ZipFile(wheel).namelist()
+    templates = sorted(p.name for p in (REPO / "templates").glob("*.jinja"))
+    assert sorted(n.rsplit("/", 1)[1] for n in names if n.startswith("generator/templates/")) == templates
+    runtime = sorted(p.name for p in (REPO / "generator" / "runtime").glob("*.py"))
+    assert sorted(n.rsplit("/", 1)[1] for n in names if n.startswith("generator/runtime/")) == runtime
+    assert {n.split("/")[0] for n in names} == {"generator", f"mcpvend-{VERSION}.dist-info"}
+    assert wheel.name == f"mcpvend-{VERSION}-py3-none-any.whl"
+
+
+def test_the_installed_cli_reports_its_version(venv: Path, tmp_path: Path) -> None:
+    result = run(venv / "bin/mcpvend", "--version", cwd=tmp_path)
+    assert (result.returncode, result.stdout.strip()) == (0, f"mcpvend, version {VERSION}")
+
+
+def test_the_installed_cli_generates_the_golden_package_byte_for_byte(venv: Path, tmp_path: Path) -> None:
+    shutil.copy2(REPO / "mcpvend.toml", tmp_path / "mcpvend.toml")
+    shutil.copytree(REPO / "lockfiles", tmp_path / "lockfiles")
+    env = {"PATH": f"{venv / 'bin'}{os.pathsep}{os.environ['PATH']}", "HOME": str(tmp_path)}
+    where = run(venv / "bin/python", "-c", "import generator; print(generator.__file__)", cwd=tmp_path, env=env)
+    assert where.stdout.startswith(str(venv)), where  # the wheel's code, not this checkout's
+    generated = run(venv / "bin/mcpvend", "generate", cwd=tmp_path, env=env)
+    assert generated.returncode == 0, generated.stderr
+    compared = filecmp.dircmp(REPO / "generated", tmp_path / "generated", ignore=["__pycache__"])
+    assert _differences(compared) == []
+    checked = run(venv / "bin/mcpvend", "generate", "--check", cwd=tmp_path, env=env)
+    assert checked.returncode == 0, checked.stderr
+    plan = run(venv / "bin/python", "-c", "import generated; print(generated.toolset().plan().mode)", cwd=tmp_path)
+    assert plan.stdout.strip() == "direct", plan.stderr
+
+
+def _differences(compared: filecmp.dircmp[str]) -> list[str]:
+    found = [*compared.left_only, *compared.right_only, *compared.diff_files, *compared.funny_files]
+    for sub in compared.subdirs.values():
+        found += [f"{sub.left}: {d}" for d in _differences(sub)]
+    return found
+
+
+@pytest.mark.parametrize("args", [("--version",), ("--help",), ("generate", "--help"), ("serve", "--help")])
+def test_start_up_imports_nothing_heavy(args: tuple[str, ...], tmp_path: Path) -> None:
+    probe = (
+        "import sys\nfrom generator.cli import main\n"
+        f"try:\n    main({list(args)!r})\nexcept SystemExit as e:\n    code = e.code\n"
+        f"print(code, sorted(m for m in {HEAVY!r} if m in sys.modules))\n"
+    )
+    result = run(PY, "-c", probe, cwd=tmp_path)
+    assert result.stdout.strip().splitlines()[-1] == "0 []", result
