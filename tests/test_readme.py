@@ -1,0 +1,265 @@
+"""Every example in README.md runs: each command line, Python block, config and table.
+
+A command the README shows but this file does not know fails `test_every_readme_command_is_exercised`,
+so an example cannot be added without a test.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import shutil
+import signal
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+import yaml
+from conftest import PY, REPO, SERVERS, lock_documents, mcpvend, node_server
+from mcp import Client, StdioServerParameters
+
+from generator.config import load_config
+from generator.drift import KINDS
+
+README = (REPO / "README.md").read_text(encoding="utf-8")
+MCPVEND = str(Path(PY).parent / "mcpvend")
+
+
+def fenced(language: str) -> list[str]:
+    return re.findall(rf"^```{language}\n(.*?)^```", README, flags=re.DOTALL | re.MULTILINE)
+
+
+def section(title: str) -> str:
+    start = README.index(f"\n{title}\n")
+    end = README.find("\n## ", start + len(title) + 2)
+    return README[start : end if end > 0 else None]
+
+
+def shell_lines(text: str) -> list[str]:
+    """Command lines without comments, continuation lines joined, output redirection dropped."""
+    joined = re.sub(r"\\\n\s*", "", text)
+    lines = []
+    for raw in joined.splitlines():
+        line = re.split(r"\s+#", raw, maxsplit=1)[0].strip()
+        line = re.sub(r"\s*>\s*\S+$", "", line)
+        if line and not line.startswith("#"):
+            lines.append(line)
+    return lines
+
+
+def readme_commands() -> list[str]:
+    """Every `mcpvend ...` line of the README's sh blocks and of its CI recipe's `run:` steps."""
+    lines = [line for block in fenced("sh") for line in shell_lines(block) if line.startswith("mcpvend ")]
+    for block in fenced("yaml"):
+        steps = yaml.safe_load(block)
+        if isinstance(steps, list):
+            lines += [line for step in steps for line in shell_lines(step["run"])]
+    return list(dict.fromkeys(lines))
+
+
+# --- the commands --------------------------------------------------------------------------------
+
+
+@dataclass
+class Example:
+    """How one README command line runs here: arguments after substitution, where, what it must give."""
+
+    args: list[str]
+    cwd: str = "repo"  # "repo" (reading this repo's config; writing only under the temp dir) or "tmp"
+    code: int = 0
+    says: list[str] = field(default_factory=list)  # substrings of stdout + stderr
+    same_lockfiles: bool = False  # the lockfiles written equal the committed ones, byte for byte
+
+
+def examples(tmp: Path) -> dict[str, Example]:
+    scratch = ["--lockfiles", str(tmp / "lockfiles"), "--output", str(tmp / "generated")]
+    new = str(tmp / "new.lock.json")
+    return {
+        "mcpvend lock": Example(
+            [*scratch, "lock"], says=["demo", "everything", "filesystem", "time"], same_lockfiles=True
+        ),
+        "mcpvend lock time everything": Example([*scratch, "lock", "time", "everything"], says=["time", "everything"]),
+        "mcpvend lock --check": Example(["lock", "--check"]),
+        "mcpvend --config .mcp.json lock": Example(["--config", ".mcp.json", "lock"], cwd="tmp", says=["trips"]),
+        "mcpvend generate": Example([*scratch, "generate"], says=["(4 servers, 33 tools)"]),
+        "mcpvend generate --check": Example([*scratch, "generate", "--check"], says=["up to date"]),
+        "mcpvend generate --check --full": Example([*scratch, "generate", "--check", "--full"], says=["up to date"]),
+        "mcpvend diff lockfiles/x.lock.json /tmp/new.lock.json": Example(
+            ["diff", "lockfiles/demo.lock.json", new], code=1, says=["description-changed"]
+        ),
+        "mcpvend diff HEAD~1:lockfiles/x.lock.json lockfiles/x.lock.json": Example(
+            ["diff", "HEAD:lockfiles/demo.lock.json", "lockfiles/demo.lock.json"], says=["no findings"]
+        ),
+        "mcpvend diff --live x": Example(["diff", "--live", "demo"], says=["no findings"]),
+        "mcpvend diff ... --format markdown --fail-on breaking": Example(
+            ["diff", "lockfiles/demo.lock.json", new, "--format", "markdown", "--fail-on", "breaking"],
+            says=["| description-changed |"],
+        ),
+        "mcpvend lint [SERVER ...]": Example(["lint", "demo", "time"]),
+        "mcpvend show [SERVER ...]": Example(
+            ["show", "demo", "time"], says=["time__get_current_time", "auto at a 128,000-token context"]
+        ),
+        "mcpvend init [--from FILE]": Example(["init", "--from", ".mcp.json"], cwd="tmp", says=["wrote mcpvend.toml"]),
+        "mcpvend serve": Example(["serve"], says=["on stdio"]),  # stdin is empty: it serves, reads EOF, stops
+        "mcpvend --version": Example(["--version"], says=["mcpvend, version"]),
+        # The CI recipe.
+        "mcpvend lint --fail-on description": Example(["lint", "--fail-on", "description"]),
+        "mcpvend diff origin/main:lockfiles/x.lock.json lockfiles/x.lock.json --format markdown --fail-on none": (
+            Example(["diff", "HEAD:lockfiles/demo.lock.json", new, "--format", "markdown", "--fail-on", "none"])
+        ),
+        # A server that never stops by itself: tests/test_readme.py starts it and stops it (below).
+        "mcpvend serve time --mode routed --transport http --port 8765": Example(["serve-http"]),
+    }
+
+
+@pytest.fixture(scope="module")
+def tmp(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Lockfiles and a generated package to write to, a drifted lockfile, and a client config."""
+    node_server("server-everything")
+    node_server("server-filesystem")
+    root = tmp_path_factory.mktemp("readme")
+    shutil.copytree(REPO / "lockfiles", root / "lockfiles")
+    generated = mcpvend(
+        "--lockfiles", str(root / "lockfiles"), "--output", str(root / "generated"), "generate", cwd=REPO
+    )
+    assert generated.code == 0, generated.err
+    tools = [t["tool"] for t in json.loads((REPO / "lockfiles" / "demo.lock.json").read_text())["tools"]]
+    tools[0] = {**tools[0], "description": tools[0]["description"] + " Also books the flight."}
+    lock_documents(root / "drifted", {"demo": tools})
+    shutil.copy2(root / "drifted" / "lockfiles" / "demo.lock.json", root / "new.lock.json")
+    servers = {"trips": {"command": PY, "args": [str(SERVERS / "demo.py")], "env": {"DEMO_TOKEN": "s3cret"}}}
+    (root / ".mcp.json").write_text(json.dumps({"mcpServers": servers}))
+    return root
+
+
+def test_every_readme_command_is_exercised(tmp_path: Path) -> None:
+    known = examples(tmp_path)
+    assert [line for line in readme_commands() if line not in known] == []
+    assert [line for line in known if line not in readme_commands()] == []  # no stale recipe either
+
+
+@pytest.mark.parametrize("line", readme_commands())
+def test_readme_command(line: str, tmp: Path) -> None:
+    example = examples(tmp)[line]
+    if example.args == ["serve-http"]:
+        serve_http_example(line)
+        return
+    cwd = REPO if example.cwd == "repo" else tmp
+    if example.cwd == "tmp":
+        (tmp / "mcpvend.toml").unlink(missing_ok=True)  # init refuses to replace one
+    if example.same_lockfiles:
+        for old in (tmp / "lockfiles").glob("*.lock.json"):
+            old.unlink()  # so that the comparison below sees what this run wrote
+    run = mcpvend(*example.args, cwd=cwd)
+    output = run.out + run.err
+    assert run.code == example.code, output
+    for text in example.says:
+        assert text in output, output
+    assert "s3cret" not in output  # the .mcp.json's env value
+    if example.same_lockfiles:
+        for committed in (REPO / "lockfiles").glob("*.lock.json"):
+            assert (tmp / "lockfiles" / committed.name).read_bytes() == committed.read_bytes(), committed.name
+
+
+def serve_http_example(line: str) -> None:
+    args = shlex.split(line)[1:]
+    args[args.index("--port") + 1] = "0"  # the README's port may be taken here
+    proc = subprocess.Popen([MCPVEND, *args], cwd=REPO, stderr=subprocess.PIPE, text=True)
+    assert proc.stderr is not None
+    try:
+        announced = proc.stderr.readline()
+        url = re.search(r"(http://127\.0\.0\.1:\d+/mcp)", announced)
+        assert url is not None and "routed mode" in announced, announced
+        names = anyio_run(list_tools, url.group(1))
+        assert names == ["search_tools", "list_categories", "browse_category", "get_tool_schema", "call_tool"]
+    finally:
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=30) == 0
+
+
+async def list_tools(target: str | StdioServerParameters) -> list[str]:
+    async with Client(target) as client:
+        return [t.name for t in (await client.list_tools()).tools]
+
+
+def anyio_run(function: object, *args: object) -> list[str]:
+    import anyio
+
+    return anyio.run(function, *args)  # type: ignore[arg-type]
+
+
+# --- Python, JSON, TOML and YAML blocks ----------------------------------------------------------
+
+
+@pytest.mark.parametrize("index", range(len(fenced("python"))))
+def test_readme_python_block_runs(index: int) -> None:
+    node_server("server-everything")
+    source = fenced("python")[index]  # from stdin, so that the current directory (with `generated`) is on sys.path
+    run = subprocess.run([PY, "-"], input=source, cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0 and run.stdout.strip(), run.stderr
+
+
+def test_readme_serve_client_config_starts_the_server() -> None:
+    (block,) = [b for b in fenced("json") if "mcpServers" in b]
+    (entry,) = json.loads(block)["mcpServers"].values()
+    assert entry["command"] == "mcpvend"
+    params = StdioServerParameters(command=MCPVEND, args=entry["args"], cwd=str(REPO), env=dict(os.environ))
+    names = anyio_run(list_tools, params)
+    assert names[-1] == "get_tool_schema" and "demo__convert_temperature" in names  # compact, as the args say
+
+
+def test_readme_report_json_has_the_shape_diff_prints(tmp: Path) -> None:
+    (block,) = [b for b in fenced("json") if "mcpvend-report" in b]
+    shown = json.loads(block)
+    real = json.loads(
+        mcpvend("diff", "lockfiles/demo.lock.json", str(tmp / "new.lock.json"), "--format", "json", cwd=REPO).out
+    )
+    assert set(shown) == set(real) and set(shown["summary"]) == set(real["summary"])
+    assert set(shown["sections"][0]) == set(real["sections"][0])
+    assert set(shown["sections"][0]["findings"][0]) == set(real["sections"][0]["findings"][0])
+
+
+def test_readme_config_loads(tmp_path: Path) -> None:
+    (block,) = fenced("toml")
+    (tmp_path / "mcpvend.toml").write_text(block)
+    config = load_config(tmp_path / "mcpvend.toml")
+    assert set(config.servers) == {"time", "github", "remote"}
+    assert config.servers["github"].timeout == 60
+
+
+def test_readme_pre_commit_hooks_exist() -> None:
+    hooks = {hook["id"] for hook in yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text())}
+    (config,) = [yaml.safe_load(b) for b in fenced("yaml") if "repos:" in b]
+    assert {hook["id"] for repo in config["repos"] for hook in repo["hooks"]} == hooks
+
+
+# --- tables and listings -------------------------------------------------------------------------
+
+
+def first_column(text: str) -> list[str]:
+    return re.findall(r"^\| `([^`]+)` \|", text, flags=re.MULTILINE)
+
+
+def test_readme_lockfile_table_lists_every_key() -> None:
+    keys = [k for k in first_column(section("## The lockfile")) if "[]" not in k]
+    assert sorted(keys) == sorted(json.loads((REPO / "lockfiles" / "demo.lock.json").read_text()))
+
+
+def test_readme_drift_table_lists_every_kind() -> None:
+    assert first_column(section("## Drift: `mcpvend diff`, `lock --check` and `lint`")) == list(KINDS)
+
+
+def test_readme_package_layout_matches_the_generated_package() -> None:
+    listing = section("## The generated package").split("```python")[0]
+    entries = re.findall(r"^( {6,})([\w.]+/?)\s", listing, flags=re.MULTILINE)
+    top = {name for indent, name in entries if len(indent) == 6}
+    server = {name for indent, name in entries if len(indent) > 6}
+    package = REPO / "generated"
+    subpackages = [p for p in package.iterdir() if (p / "manifest.json").is_file()]
+    files = {p.name for p in package.iterdir() if p.is_file()}
+    assert top == files | {"_runtime/", "demo/"} and len(subpackages) == 4
+    for sub in subpackages:  # every server's subpackage has the files the listing shows for demo
+        assert {p.name for p in sub.iterdir() if p.is_file()} == server, sub
