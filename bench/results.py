@@ -1,0 +1,96 @@
+"""Run every benchmark and write bench/RESULTS.md: the figures, with the date, machine and versions.
+
+Each figure means little without where it was measured, so the file starts with that, then
+holds each script's own output verbatim. A script that fails is recorded as failed (with its
+stderr tail) and the exit code is 1, so a broken benchmark cannot go unnoticed.
+
+Usage: python bench/results.py [SCRIPT ...]   (default: every script in BENCHES, in order)
+"""
+
+from __future__ import annotations
+
+import datetime
+import os
+import platform
+import subprocess
+import sys
+import time
+from importlib import metadata
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+PY = sys.executable
+BENCHES = ("startup.py", "lock.py", "generate.py", "lint.py", "search.py", "runtime.py", "load.py")
+PACKAGES = ("mcpvend", "mcp", "pydantic", "datamodel-code-generator", "black", "jsonschema", "mcp-server-time")
+FUZZ = REPO / "bench" / "fuzz-last.txt"  # written by the long fuzz profile (make fuzz), not run here
+
+
+def machine() -> list[str]:
+    models = [line.split(":", 1)[1].strip() for line in _read("/proc/cpuinfo").splitlines() if "model name" in line]
+    cpu = models[0] if models else platform.processor() or "unknown"
+    memory = next((line.split()[1] for line in _read("/proc/meminfo").splitlines() if line.startswith("MemTotal")), "")
+    gib = f", {int(memory) / 2**20:.1f} GiB RAM" if memory.isdigit() else ""
+    return [f"{os.cpu_count()} CPUs ({cpu}){gib}", f"{platform.system()} {platform.release()} ({platform.machine()})"]
+
+
+def versions() -> list[str]:
+    found = [f"Python {platform.python_version()}"]
+    for package in PACKAGES:
+        try:
+            found.append(f"{package} {metadata.version(package)}")
+        except metadata.PackageNotFoundError:
+            found.append(f"{package} (not installed)")
+    node = subprocess.run(["node", "--version"], capture_output=True, text=True, check=False).stdout.strip()
+    found.append(f"node {node or '(not found)'}")
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True)
+    found.append(f"mcpvend commit {commit.stdout.strip() or 'unknown'}")
+    return found
+
+
+def _read(path: str) -> str:
+    try:
+        return Path(path).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
+
+
+def run(script: str) -> tuple[str, bool, float]:
+    start = time.perf_counter()
+    done = subprocess.run([PY, str(REPO / "bench" / script)], cwd=REPO, capture_output=True, text=True)
+    elapsed = time.perf_counter() - start
+    output = done.stdout.rstrip()
+    if done.returncode != 0:
+        tail = "\n".join(done.stderr.rstrip().splitlines()[-15:])
+        output = f"{output}\n\nFAILED (exit {done.returncode}):\n{tail}".strip()
+    return output, done.returncode == 0, elapsed
+
+
+def main() -> None:
+    scripts = tuple(sys.argv[1:]) or BENCHES
+    now = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    lines = [
+        "# Benchmark results",
+        "",
+        "Written by `make bench` (`python bench/results.py`); every figure below is the verbatim output",
+        "of one script in `bench/`. Medians unless a script says otherwise.",
+        "",
+        f"- date: {now}",
+        *(f"- machine: {line}" for line in machine()),
+        f"- versions: {', '.join(versions())}",
+        "",
+    ]
+    ok = True
+    for script in scripts:
+        print(f"running bench/{script} ...", file=sys.stderr, flush=True)
+        output, passed, elapsed = run(script)
+        ok = ok and passed
+        lines += [f"## bench/{script} ({elapsed:.0f} s)", "", "```", output, "```", ""]
+    if FUZZ.is_file():
+        lines += ["## Long fuzz profile (last run: `make fuzz`)", "", "```", FUZZ.read_text().rstrip(), "```", ""]
+    (REPO / "bench" / "RESULTS.md").write_text("\n".join(lines), encoding="utf-8")
+    print(f"wrote bench/RESULTS.md ({len(scripts)} scripts)", file=sys.stderr)
+    sys.exit(0 if ok else 1)
+
+
+if __name__ == "__main__":
+    main()
