@@ -8,7 +8,7 @@ CONFORMANCE_DIR := tests/conformance
 # Servers are started as `python ...`: make that the venv's Python, with mcp-server-time in it.
 export PATH := $(BIN):$(PATH)
 
-.PHONY: demo test lint bench lock-examples clean
+.PHONY: demo test lint bench long lock-examples clean
 
 # constraints.txt pins every package: the golden record (generated/) is only byte-stable
 # for the exact black and datamodel-code-generator versions that produced it.
@@ -41,13 +41,15 @@ lint: $(VENV)/.installed
 	$(BIN)/ruff format --check generator tests bench
 	$(BIN)/mypy
 
-## bench: print the figures of bench/ (lock, generate, lint, search recall, runtime call overhead and tokens)
+## bench: run every benchmark in bench/ and write their figures to bench/RESULTS.md
 bench: $(VENV)/.installed $(NODE_DIR)/node_modules/.installed
-	$(BIN)/python bench/lock.py
-	$(BIN)/python bench/generate.py
-	$(BIN)/python bench/lint.py
-	$(BIN)/python bench/search.py
-	$(BIN)/python bench/runtime.py
+	$(BIN)/python bench/results.py
+
+## long: the long profiles: 10,000+ fuzzed tool lists (recorded in bench/fuzz-last.txt), 50 kills each
+long: $(VENV)/.installed $(NODE_DIR)/node_modules/.installed
+	MCPVEND_FUZZ=long $(BIN)/python -m pytest -n 0 -p no:cacheprovider tests/test_fuzz.py
+	MCPVEND_KILLS=50 $(BIN)/python -m pytest -p no:cacheprovider tests/test_kill.py \
+		tests/test_generate.py::test_sigkill_mid_generate_leaves_the_old_or_the_new_output
 
 ## lock-examples: re-lock every example server of this repo (the golden record)
 lock-examples: $(VENV)/.installed $(NODE_DIR)/node_modules/.installed

@@ -155,9 +155,22 @@ def _server(old: Mapping[str, Any], new: Mapping[str, Any]) -> Iterator[Finding]
             yield _finding(
                 "server-changed", "", pointer, f"server {key} changed", old=old_server.get(key), new=new_server.get(key)
             )
-    for key in ("protocolVersion", "source", "clientCapabilities", "rejected"):
+    for key in ("protocolVersion", "source", "clientCapabilities"):
         if not _same(old.get(key), new.get(key)):
             yield _finding("server-changed", "", f"/{key}", f"{key} changed", old=old.get(key), new=new.get(key))
+    yield from _rejected(old.get("rejected") or [], new.get("rejected") or [])
+
+
+def _rejected(old: list[Any], new: list[Any]) -> Iterator[Finding]:
+    """One finding per tool that became (or stopped being) unlockable, naming it and why."""
+    before = {(r.get("name", ""), r.get("reason", "")) for r in old if isinstance(r, dict)}
+    after = {(r.get("name", ""), r.get("reason", "")) for r in new if isinstance(r, dict)}
+    for name, why in sorted(after - before):
+        message = f"tool '{name}' is served but cannot be locked: {why}"
+        yield _finding("server-changed", str(name), "/rejected", message, new=why, severity="medium")
+    for name, why in sorted(before - after):
+        message = f"tool '{name}' is no longer rejected (was: {why})"
+        yield _finding("server-changed", str(name), "/rejected", message, old=why)
 
 
 def _poisoning(

@@ -83,15 +83,21 @@ async def _lock_one(config: Config, server: ServerConfig, check: bool, environ: 
     except (OSError, UnicodeDecodeError):
         old = ""
     base = Outcome(server.name, "locked", path, tools=len(snapshot.tools), rejected=tuple(snapshot.rejected))
-    if old == text:
-        return replace(base, status="up to date" if check else "unchanged")
     if check:
+        if old == text:
+            return replace(base, status="up to date")
         return replace(base, status="drifted", changes=tuple(changes(old, document)))
     try:
-        lockfile.write_atomic(path, text)
+        if old != text:
+            lockfile.write_atomic(path, text)
+        lockfile.sweep_temporaries(path)
     except OSError as exc:
         return Outcome(server.name, "failed", path, detail=f"server '{server.name}': cannot write {path}: {exc}")
-    return replace(base, detail=f"protocol {snapshot.protocol_version}")
+    return (
+        replace(base, status="unchanged")
+        if old == text
+        else replace(base, detail=f"protocol {snapshot.protocol_version}")
+    )
 
 
 def changes(old_text: str | None, new: dict[str, Any]) -> list[str]:

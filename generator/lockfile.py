@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import glob
 import json
 import os
 import tempfile
@@ -138,6 +139,15 @@ def write_atomic(path: Path, text: str) -> None:
         os.fsync(directory)
     finally:
         os.close(directory)
+
+
+def sweep_temporaries(path: Path) -> None:
+    """Remove what a killed `write_atomic` of `path` left: its complete but never renamed temp files.
+
+    They sit in a committed directory, where `git add` would pick them up; nothing else reads them.
+    """
+    for temp in path.parent.glob(f".{glob.escape(path.name)}.*.tmp"):
+        temp.unlink(missing_ok=True)
 
 
 def _file_mode() -> int:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import json
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from types import TracebackType
@@ -49,47 +50,88 @@ class WireTap:
 
     def wrap(self, streams: TransportStreams) -> TransportStreams:
         read, write = streams
-        return _TapRead(read, self), _TapWrite(write, self)
+        return _ReadThrough(read, self._received), _TapWrite(write, self)
 
     def _sent(self, item: SessionMessage) -> None:
         message = item.message
         if isinstance(message, types.JSONRPCRequest):
             self._pending[message.id] = message.method
 
-    def _received(self, item: SessionMessage | Exception) -> None:
+    def _received(self, item: SessionMessage | Exception) -> SessionMessage | Exception:
         if isinstance(item, Exception):
             if self._on_garbage is not None:
                 self._on_garbage(item)
-            return
+            return item
         message = item.message
         if isinstance(message, types.JSONRPCResponse | types.JSONRPCError):
             method = self._pending.pop(message.id, None) if message.id is not None else None
             if method is not None and isinstance(message, types.JSONRPCResponse):
                 self._results[method] = copy.deepcopy(message.result)
+        return item
 
 
-class _TapRead:
-    def __init__(self, inner: ReadStream[SessionMessage | Exception], tap: WireTap) -> None:
+class HttpStatuses:
+    """Puts the HTTP status back into the errors of requests a server refused with one.
+
+    For a 4xx/5xx answer without a JSON-RPC body, the SDK reports -32603 "Server returned an
+    error response" whatever the status: a 401 (wrong credentials) would read like a 500.
+    A response hook records the status per JSON-RPC id; the read stream rewrites that error.
+    """
+
+    SDK_MESSAGE = "Server returned an error response"
+
+    def __init__(self) -> None:
+        self._status: dict[int | str, str] = {}
+
+    async def record(self, response: httpx2.Response) -> None:
+        if response.status_code < 400:
+            return
+        try:
+            ident = json.loads(response.request.content).get("id")
+        except (ValueError, AttributeError, httpx2.RequestNotRead):
+            return
+        if isinstance(ident, int | str):
+            self._status[ident] = f"HTTP {response.status_code} {response.reason_phrase}".rstrip()
+
+    def wrap(self, streams: TransportStreams) -> TransportStreams:
+        read, write = streams
+        return _ReadThrough(read, self._rewrite), write
+
+    def _rewrite(self, item: SessionMessage | Exception) -> SessionMessage | Exception:
+        if isinstance(item, Exception) or not isinstance(item.message, types.JSONRPCError):
+            return item
+        message = item.message
+        status = self._status.pop(message.id, None) if message.id is not None else None
+        if status is None or message.error.message != self.SDK_MESSAGE:
+            return item
+        error = message.error.model_copy(update={"message": status})
+        return SessionMessage(message.model_copy(update={"error": error}), metadata=item.metadata)
+
+
+class _ReadThrough:
+    """A read stream that passes every item through `see` (which may replace it)."""
+
+    def __init__(
+        self,
+        inner: ReadStream[SessionMessage | Exception],
+        see: Callable[[SessionMessage | Exception], SessionMessage | Exception],
+    ) -> None:
         self._inner = inner
-        self._tap = tap
+        self._see = see
 
     async def receive(self) -> SessionMessage | Exception:
-        item = await self._inner.receive()
-        self._tap._received(item)
-        return item
+        return self._see(await self._inner.receive())
 
     async def aclose(self) -> None:
         await self._inner.aclose()
 
-    def __aiter__(self) -> _TapRead:
+    def __aiter__(self) -> _ReadThrough:
         return self
 
     async def __anext__(self) -> SessionMessage | Exception:
-        item = await self._inner.__anext__()
-        self._tap._received(item)
-        return item
+        return self._see(await self._inner.__anext__())
 
-    async def __aenter__(self) -> _TapRead:
+    async def __aenter__(self) -> _ReadThrough:
         return self
 
     async def __aexit__(
@@ -144,10 +186,13 @@ async def _transport(target: Target, errlog: TextIO | None, tap: WireTap | None)
             yield tap.wrap(streams) if tap else streams
     else:
         timeout = httpx2.Timeout(30.0, read=300.0)
+        statuses = HttpStatuses()
+        hooks = {"response": [statuses.record]}
         async with (
-            httpx2.AsyncClient(headers=dict(target.headers), timeout=timeout) as http,
+            httpx2.AsyncClient(headers=dict(target.headers), timeout=timeout, event_hooks=hooks) as http,
             streamable_http_client(target.url, http_client=http) as streams,
         ):
+            streams = statuses.wrap(streams)
             yield tap.wrap(streams) if tap else streams
 
 

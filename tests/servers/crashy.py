@@ -3,6 +3,9 @@
 `flaky_read` (annotated read-only) and `flaky_write` (no hints) kill the whole process the
 first time they see a marker path that does not exist yet (they create it first), and answer
 normally afterwards; `pid` tells which process answered, so a test can see a restart.
+`slow_read` (read-only) and `slow_write` (no hints) wait, then return their text, and count as in
+flight meanwhile; `die_when_busy` kills the process once (per marker) while at least so many of
+each are in flight, so a load test can cut calls of both kinds short without timing anything.
 Run it over stdio: `python tests/servers/crashy.py`.
 """
 
@@ -10,6 +13,8 @@ from __future__ import annotations
 
 import asyncio
 import os
+import time
+from collections import Counter
 from datetime import date
 from pathlib import Path
 
@@ -76,6 +81,44 @@ def flaky_read(marker: str) -> str:
 def flaky_write(marker: str) -> str:
     """Write something; the process dies the first time it sees `marker`."""
     return _die_once(marker)
+
+
+_in_flight: Counter[str] = Counter()  # slow_read / slow_write calls now waiting in this process
+
+
+async def _slow(kind: str, text: str, seconds: float) -> str:
+    _in_flight[kind] += 1
+    try:
+        await asyncio.sleep(seconds)
+    finally:
+        _in_flight[kind] -= 1
+    return text
+
+
+@server.tool(annotations=READ_ONLY)
+async def slow_read(text: str, seconds: float = 0.0) -> str:
+    """Read something: wait, then return the text."""
+    return await _slow("read", text, seconds)
+
+
+@server.tool()
+async def slow_write(text: str, seconds: float = 0.0) -> str:
+    """Write something: wait, then return the text (not annotated, so a call cut short may have run)."""
+    return await _slow("write", text, seconds)
+
+
+@server.tool(annotations=READ_ONLY)
+async def die_when_busy(marker: str, reads: int = 1, writes: int = 1, patience: float = 30.0) -> str:
+    """The first time it sees `marker`: wait until `reads` slow_read and `writes` slow_write calls are in
+    flight (or `patience` seconds have passed), then the process dies. Afterwards: answer normally."""
+    path = Path(marker)
+    if not path.exists():
+        path.write_text("died once\n", encoding="utf-8")
+        deadline = time.monotonic() + patience
+        while (_in_flight["read"] < reads or _in_flight["write"] < writes) and time.monotonic() < deadline:
+            await asyncio.sleep(0.001)
+        os._exit(1)
+    return f"answered by {os.getpid()}"
 
 
 if __name__ == "__main__":

@@ -7,7 +7,8 @@ SDK would (unknown fields, malformed tools, endless cursors, garbage, crashes).
 
 TOOLS.json holds a JSON array of tools, or {"tools": [...], "serverInfo": {...}}.
 Fault modes: exit-at-init, crash-on-list, hang-on-list, garbage, cursor-loop, endless-cursor,
-print-env (writes its environment to stderr, then exits during initialize).
+print-env (writes its environment to stderr, then exits during initialize). Without --fault, the
+REPLAY_FAULT environment variable (if set) names the mode, so a locked server can be switched.
 --barrier DIR:N: before answering tools/list, drop a file in DIR and wait until N files are there
 (proves that N servers are being locked at the same time, without timing anything).
 """
@@ -33,7 +34,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("tools")
     parser.add_argument("--page-size", type=int, default=0)
-    parser.add_argument("--fault", default="")
+    parser.add_argument("--fault", default=os.environ.get("REPLAY_FAULT", ""))
     parser.add_argument("--barrier", default="")
     parser.add_argument("--protocol", default="2025-11-25")
     options = parser.parse_args()
