@@ -47,6 +47,11 @@ def main(ctx: click.Context, config: Path | None, lockfiles: Path | None, output
     """Vendor MCP tools: lockfiles you review, typed Python you import."""
     # The SDK logs a traceback for every misbehaving server; our own message says it in one line.
     logging.basicConfig(level=logging.DEBUG if verbose else logging.CRITICAL, format="%(name)s: %(message)s")
+    if verbose:  # every record, whatever logged it, loses the secrets of the servers reached so far
+        from generator.runtime.targets import REDACTING_FILTER
+
+        for handler in logging.getLogger().handlers:
+            handler.addFilter(REDACTING_FILTER)
     ctx.obj = Options(config=config, lockfiles=lockfiles, output=output)
 
 

@@ -80,15 +80,13 @@ class ServerConfig:
 
         if self.transport == "http":
             headers = {k: expand(f"headers.{k}", v, secret=True) for k, v in self.headers.items()}
-            return HttpTarget(url=expand("url", self.url), headers=headers), meaningful(secrets)
+            url = expand("url", self.url)
+            return HttpTarget(url=url, headers=headers, secrets=meaningful(secrets)), meaningful(secrets)
         env = {k: expand(f"env.{k}", v, secret=True) for k, v in self.env.items()}
         cwd = base_dir / expand("cwd", self.cwd) if self.cwd else base_dir
-        target = StdioTarget(
-            command=expand("command", self.command),
-            args=tuple(expand(f"args[{i}]", a) for i, a in enumerate(self.args)),
-            env=env,
-            cwd=str(cwd),
-        )
+        command = expand("command", self.command)
+        args = tuple(expand(f"args[{i}]", a) for i, a in enumerate(self.args))
+        target = StdioTarget(command=command, args=args, env=env, cwd=str(cwd), secrets=meaningful(secrets))
         return target, meaningful(secrets)
 
     def source_record(self) -> dict[str, Any]:

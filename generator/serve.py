@@ -12,6 +12,7 @@ from __future__ import annotations
 import base64
 import contextlib
 import importlib.util
+import os
 import signal
 import socket
 import sys
@@ -22,9 +23,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, cast
 
 from generator import __version__
-from generator.config import Config
+from generator.config import Config, ServerConfig
 from generator.errors import MCPVendError
 from generator.generate import generate
+from generator.runtime.targets import HttpTarget
 
 if TYPE_CHECKING:
     import mcp_types as types
@@ -75,23 +77,44 @@ def serve(config: Config, options: ServeOptions, announce: Callable[[str], None]
 
 def load_toolset(config: Config, options: ServeOptions) -> ToolSet:
     """The generated package's toolset; a stale package is refused, since it is not what was reviewed."""
+    chosen = config.select(options.servers)  # names the config lacks fail here, with the config's own message
     report = generate(config, check=True)
     if report.status == "stale":
         raise ServeError(f"{config.output} is stale; run `mcpvend generate` before serving it")
-    config.select(options.servers)  # names the config lacks fail here, with the config's own message
+    env, headers = _values(config, chosen)
     package = _import_package(config.output)
     # The package's vendored runtime is this repo's runtime, copied: same classes, another module path.
-    return cast(
-        "ToolSet",
-        package.toolset(
+    try:
+        toolset = package.toolset(
             list(options.servers) or None,
             mode=options.mode,
             context_window=options.context_window,
             max_materialized=0,
+            env=env,
+            headers=headers,
             cwd=str(config.base_dir),
             errlog=sys.stderr,
-        ),
-    )
+        )
+    except Exception as exc:  # noqa: BLE001 - the vendored runtime's ConnectError is a class of its own
+        raise ServeError(str(exc.args[0]) if exc.args else type(exc).__name__) from None
+    return cast("ToolSet", toolset)
+
+
+def _values(config: Config, chosen: list[ServerConfig]) -> tuple[dict[str, dict[str, str]], dict[str, dict[str, str]]]:
+    """Env and header values by server, expanded from the config as `lock` does.
+
+    Lockfiles (and so the package) know env and header names only; the values, `${VAR}`s
+    included, are in the config, and a server locked with a header cannot be reached without it.
+    """
+    env: dict[str, dict[str, str]] = {}
+    headers: dict[str, dict[str, str]] = {}
+    for server in chosen:
+        target, _ = server.target(config.base_dir, os.environ)
+        if isinstance(target, HttpTarget):
+            headers[server.name] = dict(target.headers)
+        else:
+            env[server.name] = dict(target.env)
+    return env, headers
 
 
 def _import_package(output: Path) -> Any:

@@ -50,6 +50,7 @@ class Snapshot:
 async def take_snapshot(server: ServerConfig, base_dir: Path, environ: Mapping[str, str]) -> Snapshot:
     """Start the server, list every tool, stop it; any failure is a ServerError naming it."""
     target, secrets = server.target(base_dir, environ)
+    secrets |= target.secret_values()  # with the credentials of an `Authorization: Bearer ...` given literally
     with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as errlog:
         try:
             with anyio.fail_after(server.timeout):
@@ -62,7 +63,7 @@ async def take_snapshot(server: ServerConfig, base_dir: Path, environ: Mapping[s
                 message = f"server '{server.name}': no complete answer within {server.timeout:g}s (timeout)"
             else:
                 message = f"server '{server.name}': {failures.reason(leaf)}"
-            raise ServerError(redact(_with_tail(message, errlog), secrets)) from None
+            raise ServerError(_with_tail(redact(message, secrets), errlog, secrets)) from None
 
 
 async def _capture(server: ServerConfig, target: Target, errlog: TextIO | None) -> Snapshot:
@@ -166,10 +167,12 @@ def judge_tool(tool: dict[str, Any], envelope: dict[str, Any], version: str) -> 
     return None
 
 
-def _with_tail(message: str, errlog: TextIO) -> str:
+def _with_tail(message: str, errlog: TextIO, secrets: frozenset[str]) -> str:
+    """The message and the last lines of the server's stderr, redacted before they are cut to length
+    (cut first, a secret across the cut would keep its second half)."""
     try:
         errlog.seek(0)
-        text = errlog.read()
+        text = redact(errlog.read(), secrets)
     except (OSError, ValueError):
         return message
     lines = [line for line in text.splitlines() if line.strip()][-_STDERR_TAIL_LINES:]

@@ -9,6 +9,10 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import json
+import os
+import sys
+import threading
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from types import TracebackType
@@ -22,7 +26,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 
-from .targets import Capability, Protocol, StdioTarget, Target
+from .targets import Capability, Protocol, StdioTarget, Target, guard_logs, redact
 
 CLIENT_INFO = types.Implementation(name="mcpvend", version="0")
 MAX_PAGES = 1000
@@ -50,18 +54,18 @@ class WireTap:
 
     def wrap(self, streams: TransportStreams) -> TransportStreams:
         read, write = streams
-        return _TapRead(read, self), _TapWrite(write, self)
+        return _ReadThrough(read, self._received), _TapWrite(write, self)
 
     def _sent(self, item: SessionMessage) -> None:
         message = item.message
         if isinstance(message, types.JSONRPCRequest):
             self._pending[message.id] = message.method
 
-    def _received(self, item: SessionMessage | Exception) -> None:
+    def _received(self, item: SessionMessage | Exception) -> SessionMessage | Exception:
         if isinstance(item, Exception):
             if self._on_garbage is not None:
                 self._on_garbage(item)
-            return
+            return item
         message = item.message
         if isinstance(message, types.JSONRPCResponse | types.JSONRPCError):
             method = (
@@ -69,32 +73,77 @@ class WireTap:
             )
             if method is not None and isinstance(message, types.JSONRPCResponse):
                 self._results[method] = copy.deepcopy(message.result)
+        return item
 
 
-class _TapRead:
+class HttpStatuses:
+    """Puts the HTTP status back into the errors of requests a server refused with one.
+
+    For a 4xx/5xx answer without a JSON-RPC body, the SDK reports -32603 "Server returned an
+    error response" whatever the status: a 401 (wrong credentials) would read like a 500.
+    A response hook records the status per JSON-RPC id; the read stream rewrites that error.
+    """
+
+    SDK_MESSAGE = "Server returned an error response"
+
+    def __init__(self) -> None:
+        self._status: dict[int | str, str] = {}
+
+    async def record(self, response: httpx2.Response) -> None:
+        if response.status_code < 400:
+            return
+        try:
+            ident = json.loads(response.request.content).get("id")
+        except (ValueError, AttributeError, httpx2.RequestNotRead):
+            return
+        if isinstance(ident, int | str):
+            self._status[ident] = (
+                f"HTTP {response.status_code} {response.reason_phrase}".rstrip()
+            )
+
+    def wrap(self, streams: TransportStreams) -> TransportStreams:
+        read, write = streams
+        return _ReadThrough(read, self._rewrite), write
+
+    def _rewrite(self, item: SessionMessage | Exception) -> SessionMessage | Exception:
+        if isinstance(item, Exception) or not isinstance(
+            item.message, types.JSONRPCError
+        ):
+            return item
+        message = item.message
+        status = self._status.pop(message.id, None) if message.id is not None else None
+        if status is None or message.error.message != self.SDK_MESSAGE:
+            return item
+        error = message.error.model_copy(update={"message": status})
+        return SessionMessage(
+            message.model_copy(update={"error": error}), metadata=item.metadata
+        )
+
+
+class _ReadThrough:
+    """A read stream that passes every item through `see` (which may replace it)."""
+
     def __init__(
-        self, inner: ReadStream[SessionMessage | Exception], tap: WireTap
+        self,
+        inner: ReadStream[SessionMessage | Exception],
+        see: Callable[[SessionMessage | Exception], SessionMessage | Exception],
     ) -> None:
         self._inner = inner
-        self._tap = tap
+        self._see = see
 
     async def receive(self) -> SessionMessage | Exception:
-        item = await self._inner.receive()
-        self._tap._received(item)
-        return item
+        return self._see(await self._inner.receive())
 
     async def aclose(self) -> None:
         await self._inner.aclose()
 
-    def __aiter__(self) -> _TapRead:
+    def __aiter__(self) -> _ReadThrough:
         return self
 
     async def __anext__(self) -> SessionMessage | Exception:
-        item = await self._inner.__anext__()
-        self._tap._received(item)
-        return item
+        return self._see(await self._inner.__anext__())
 
-    async def __aenter__(self) -> _TapRead:
+    async def __aenter__(self) -> _ReadThrough:
         return self
 
     async def __aexit__(
@@ -148,6 +197,44 @@ async def _no_roots(context: Any) -> types.ListRootsResult:
     return types.ListRootsResult(roots=[])
 
 
+class RedactedStderr:
+    """A pipe for a child's stderr that copies each line to `destination` with the secrets taken out.
+
+    A server's stderr is its own, and a careless one prints its environment or its command line
+    on the way down; passed through as is, that would put our credentials in the caller's logs.
+    """
+
+    def __init__(self, destination: TextIO, secrets: frozenset[str]) -> None:
+        read_fd, write_fd = os.pipe()
+        self.writer = os.fdopen(write_fd, "w")  # what the child gets as its stderr
+        self._reader = os.fdopen(read_fd, "rb")
+        self._destination = destination
+        self._secrets = secrets
+        self._thread = threading.Thread(
+            target=self._pump, name="mcpvend-stderr", daemon=True
+        )
+        self._thread.start()
+
+    def _pump(self) -> None:
+        with self._reader:
+            for line in self._reader:
+                # A destination that fails is skipped, never the draining: a full pipe would block the child.
+                with contextlib.suppress(OSError, ValueError):
+                    self._destination.write(
+                        redact(line.decode("utf-8", errors="replace"), self._secrets)
+                    )
+                    self._destination.flush()
+
+    def started(self) -> None:
+        """The child holds the pipe now: drop ours, so its exit ends the copying."""
+        self.writer.close()
+
+    def close(self, wait: float = 2.0) -> None:
+        """Wait (briefly: the child is gone) until the last line is copied."""
+        self.writer.close()
+        self._thread.join(wait)
+
+
 @asynccontextmanager
 async def _transport(
     target: Target, errlog: TextIO | None, tap: WireTap | None
@@ -159,19 +246,37 @@ async def _transport(
             env=dict(target.env) or None,
             cwd=target.cwd,
         )
-        opened = (
-            stdio_client(params, errlog=errlog)
-            if errlog is not None
-            else stdio_client(params)
+        secrets = target.secret_values()
+        stderr = (
+            RedactedStderr(errlog if errlog is not None else sys.stderr, secrets)
+            if secrets
+            else None
         )
-        async with opened as streams:
-            yield tap.wrap(streams) if tap else streams
+        try:
+            sink = stderr.writer if stderr is not None else errlog
+            opened = (
+                stdio_client(params, errlog=sink)
+                if sink is not None
+                else stdio_client(params)
+            )
+            async with opened as streams:
+                if stderr is not None:
+                    stderr.started()
+                yield tap.wrap(streams) if tap else streams
+        finally:
+            if stderr is not None:
+                stderr.close()
     else:
         timeout = httpx2.Timeout(30.0, read=300.0)
+        statuses = HttpStatuses()
+        hooks = {"response": [statuses.record]}
         async with (
-            httpx2.AsyncClient(headers=dict(target.headers), timeout=timeout) as http,
+            httpx2.AsyncClient(
+                headers=dict(target.headers), timeout=timeout, event_hooks=hooks
+            ) as http,
             streamable_http_client(target.url, http_client=http) as streams,
         ):
+            streams = statuses.wrap(streams)
             yield tap.wrap(streams) if tap else streams
 
 
@@ -189,8 +294,10 @@ async def open_client(
 
     A capability is advertised only by passing its callback, so `capabilities` decides which
     callbacks exist; they answer politely without doing anything, since neither locking nor
-    the runtime samples, elicits or exposes roots.
+    the runtime samples, elicits or exposes roots. The target's secrets are kept out of the
+    SDK's and httpx's log records and out of a stdio server's stderr copied to `errlog`.
     """
+    guard_logs(target.secret_values())
     client = Client(
         _transport(target, errlog, tap),
         mode=protocol,

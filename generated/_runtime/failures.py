@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import httpx2
 from mcp import MCPError
+from mcp_types import CONNECTION_CLOSED, INTERNAL_ERROR
 from pydantic import ValidationError
 
 
@@ -39,7 +40,22 @@ def reason(exc: BaseException) -> str:
     if isinstance(exc, MCPError):
         if exc.message.lower().startswith("connection closed"):
             return "the server closed the connection (it exited or crashed)"
+        if exc.code == CONNECTION_CLOSED:
+            return (
+                f"the connection closed before the answer was complete: {exc.message}"
+            )
+        if exc.code == INTERNAL_ERROR and exc.message.startswith(
+            "HTTP "
+        ):  # see connection.HttpStatuses
+            refused = exc.message.startswith(("HTTP 401", "HTTP 403"))
+            return f"the server answered {exc.message}" + (
+                " (check the headers configured for it)" if refused else ""
+            )
         return f"the server answered with error {exc.code}: {exc.message}"
+    if isinstance(exc, httpx2.InvalidURL):
+        # httpx quotes the piece it choked on, which may be part of a secret (a '/' in a password cuts
+        # the userinfo short, so that the rest reads as a port): no redaction can match a piece.
+        return "the url is not a valid URL with its ${VAR}s expanded (percent-encode '/', ':', '@', '?', '#' in values)"
     if isinstance(exc, httpx2.HTTPError):
         return f"HTTP failure: {type(exc).__name__}: {exc}"
     if isinstance(exc, ValidationError):

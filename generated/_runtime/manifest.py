@@ -16,12 +16,14 @@ from importlib import resources
 from typing import Any
 
 from .targets import (
+    VARIABLE,
     Capability,
     HttpTarget,
     MissingVariable,
     StdioTarget,
     Target,
     interpolate,
+    meaningful,
 )
 
 MANIFEST = "manifest.json"
@@ -52,17 +54,28 @@ class Manifest:
 
         Lockfiles keep only the names of env variables and headers, never their values: an env
         value comes from `env`, else from the process environment; a header value from `headers`.
+        The values of variables expanded into the url or the arguments are the target's secrets
+        (a url's query or userinfo, a `--token ${TOKEN}`); env and header values always are.
+        The command and cwd are paths, shown in messages so that a wrong one can be found.
         """
         environ = os.environ if environ is None else environ
         given_env, given_headers = dict(env or {}), dict(headers or {})
+        secrets: set[str] = set()
 
-        def expand(text: str) -> str:
+        def expand(text: str, secret: bool = False) -> str:
             try:
-                return interpolate(text, environ)
+                value = interpolate(text, environ)
             except MissingVariable as exc:
                 raise ConnectError(
                     f"server '{self.server}': set ${{{exc.args[0]}}} to connect"
                 ) from None
+            if secret:
+                secrets.update(
+                    environ[m.group(1)]
+                    for m in VARIABLE.finditer(text)
+                    if m.group(1) in environ
+                )
+            return value
 
         if self.source["transport"] == "http":
             missing = [h for h in self.source["headers"] if h not in given_headers]
@@ -70,7 +83,10 @@ class Manifest:
                 raise ConnectError(
                     f"server '{self.server}': pass headers={{{missing[0]!r}: ...}} to connect"
                 )
-            return HttpTarget(url=expand(self.source["url"]), headers=given_headers)
+            url = expand(self.source["url"], secret=True)
+            return HttpTarget(
+                url=url, headers=given_headers, secrets=meaningful(secrets)
+            )
         values: dict[str, str] = {}
         for name in self.source["env"]:
             if name in given_env:
@@ -83,13 +99,15 @@ class Manifest:
                 )
         values.update(given_env)
         locked_cwd = self.source.get("cwd")
+        args = tuple(expand(a, secret=True) for a in self.source["args"])
         return StdioTarget(
             command=expand(self.source["command"]),
-            args=tuple(expand(a) for a in self.source["args"]),
+            args=args,
             env=values,
             cwd=(
                 cwd if cwd is not None else (expand(locked_cwd) if locked_cwd else None)
             ),
+            secrets=meaningful(secrets),
         )
 
 

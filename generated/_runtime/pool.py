@@ -24,8 +24,8 @@ from . import failures
 from .catalog import Entry
 from .connection import WireTap, open_client
 from .manifest import Manifest
-from .targets import StdioTarget, Target, meaningful, redact
-from .tools import DriftError, Pinning, check_pins
+from .targets import Target, redact
+from .tools import DriftError, Pinning, check_pins, forget_live_schemas
 
 DEFAULT_TIMEOUT = 60.0
 _GONE = (
@@ -70,12 +70,8 @@ class Connection:
     _generation: int = field(default=0, repr=False)
 
     def redact(self, text: str) -> str:
-        values = (
-            self.target.env.values()
-            if isinstance(self.target, StdioTarget)
-            else self.target.headers.values()
-        )
-        return redact(text, meaningful(values))
+        """`text` without the target's env and header values, nor what its url and arguments expanded."""
+        return redact(text, self.target.secret_values())
 
     async def acquire(self) -> _Live:
         """The live connection, started if there is none (once, however many callers wait)."""
@@ -169,17 +165,19 @@ class Connection:
                 self.target, capabilities=caps, tap=tap, errlog=self.errlog
             ) as client:
                 refused = await check_pins(self.manifest, client, tap, self.pinning)
+                forget_live_schemas(self.manifest, client)
                 ready.set_result((client, refused))
                 await stop.wait()
-        except BaseException as exc:
+        except (
+            Exception
+        ) as exc:  # noqa: BLE001 - handed to the caller waiting on `ready`
             if not ready.done():
-                ready.set_exception(
-                    exc
-                    if isinstance(exc, Exception)
-                    else CallFailed("cancelled while starting")
-                )
-            if not isinstance(exc, Exception):
-                raise
+                ready.set_exception(exc)
+        except BaseException:
+            # Cancelled (a start timeout, or the toolset closing): whoever waited has stopped waiting,
+            # and an exception set on `ready` now would only be logged as never retrieved.
+            ready.cancel()
+            raise
 
     async def _close(self, live: _Live) -> None:
         live.stop.set()

@@ -9,6 +9,9 @@ from __future__ import annotations
 import contextlib
 import copy
 import json
+import os
+import sys
+import threading
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from types import TracebackType
@@ -22,7 +25,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 
-from .targets import Capability, Protocol, StdioTarget, Target
+from .targets import Capability, Protocol, StdioTarget, Target, guard_logs, redact
 
 CLIENT_INFO = types.Implementation(name="mcpvend", version="0")
 MAX_PAGES = 1000
@@ -175,15 +178,58 @@ async def _no_roots(context: Any) -> types.ListRootsResult:
     return types.ListRootsResult(roots=[])
 
 
+class RedactedStderr:
+    """A pipe for a child's stderr that copies each line to `destination` with the secrets taken out.
+
+    A server's stderr is its own, and a careless one prints its environment or its command line
+    on the way down; passed through as is, that would put our credentials in the caller's logs.
+    """
+
+    def __init__(self, destination: TextIO, secrets: frozenset[str]) -> None:
+        read_fd, write_fd = os.pipe()
+        self.writer = os.fdopen(write_fd, "w")  # what the child gets as its stderr
+        self._reader = os.fdopen(read_fd, "rb")
+        self._destination = destination
+        self._secrets = secrets
+        self._thread = threading.Thread(target=self._pump, name="mcpvend-stderr", daemon=True)
+        self._thread.start()
+
+    def _pump(self) -> None:
+        with self._reader:
+            for line in self._reader:
+                # A destination that fails is skipped, never the draining: a full pipe would block the child.
+                with contextlib.suppress(OSError, ValueError):
+                    self._destination.write(redact(line.decode("utf-8", errors="replace"), self._secrets))
+                    self._destination.flush()
+
+    def started(self) -> None:
+        """The child holds the pipe now: drop ours, so its exit ends the copying."""
+        self.writer.close()
+
+    def close(self, wait: float = 2.0) -> None:
+        """Wait (briefly: the child is gone) until the last line is copied."""
+        self.writer.close()
+        self._thread.join(wait)
+
+
 @asynccontextmanager
 async def _transport(target: Target, errlog: TextIO | None, tap: WireTap | None) -> AsyncIterator[TransportStreams]:
     if isinstance(target, StdioTarget):
         params = StdioServerParameters(
             command=target.command, args=list(target.args), env=dict(target.env) or None, cwd=target.cwd
         )
-        opened = stdio_client(params, errlog=errlog) if errlog is not None else stdio_client(params)
-        async with opened as streams:
-            yield tap.wrap(streams) if tap else streams
+        secrets = target.secret_values()
+        stderr = RedactedStderr(errlog if errlog is not None else sys.stderr, secrets) if secrets else None
+        try:
+            sink = stderr.writer if stderr is not None else errlog
+            opened = stdio_client(params, errlog=sink) if sink is not None else stdio_client(params)
+            async with opened as streams:
+                if stderr is not None:
+                    stderr.started()
+                yield tap.wrap(streams) if tap else streams
+        finally:
+            if stderr is not None:
+                stderr.close()
     else:
         timeout = httpx2.Timeout(30.0, read=300.0)
         statuses = HttpStatuses()
@@ -210,8 +256,10 @@ async def open_client(
 
     A capability is advertised only by passing its callback, so `capabilities` decides which
     callbacks exist; they answer politely without doing anything, since neither locking nor
-    the runtime samples, elicits or exposes roots.
+    the runtime samples, elicits or exposes roots. The target's secrets are kept out of the
+    SDK's and httpx's log records and out of a stdio server's stderr copied to `errlog`.
     """
+    guard_logs(target.secret_values())
     client = Client(
         _transport(target, errlog, tap),
         mode=protocol,

@@ -39,6 +39,10 @@ def reason(exc: BaseException) -> str:
             refused = exc.message.startswith(("HTTP 401", "HTTP 403"))
             return f"the server answered {exc.message}" + (" (check the headers configured for it)" if refused else "")
         return f"the server answered with error {exc.code}: {exc.message}"
+    if isinstance(exc, httpx2.InvalidURL):
+        # httpx quotes the piece it choked on, which may be part of a secret (a '/' in a password cuts
+        # the userinfo short, so that the rest reads as a port): no redaction can match a piece.
+        return "the url is not a valid URL with its ${VAR}s expanded (percent-encode '/', ':', '@', '?', '#' in values)"
     if isinstance(exc, httpx2.HTTPError):
         return f"HTTP failure: {type(exc).__name__}: {exc}"
     if isinstance(exc, ValidationError):

@@ -23,7 +23,7 @@ from . import failures
 from .catalog import Entry
 from .connection import WireTap, open_client
 from .manifest import Manifest
-from .targets import StdioTarget, Target, meaningful, redact
+from .targets import Target, redact
 from .tools import DriftError, Pinning, check_pins, forget_live_schemas
 
 DEFAULT_TIMEOUT = 60.0
@@ -62,8 +62,8 @@ class Connection:
     _generation: int = field(default=0, repr=False)
 
     def redact(self, text: str) -> str:
-        values = self.target.env.values() if isinstance(self.target, StdioTarget) else self.target.headers.values()
-        return redact(text, meaningful(values))
+        """`text` without the target's env and header values, nor what its url and arguments expanded."""
+        return redact(text, self.target.secret_values())
 
     async def acquire(self) -> _Live:
         """The live connection, started if there is none (once, however many callers wait)."""

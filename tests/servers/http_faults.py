@@ -24,6 +24,8 @@ Modes:
   reject-token  every POST answers 401 with a JSON-RPC error whose message quotes the credentials
               received (the query string, the Authorization header with Basic userinfo decoded),
               as careless servers do
+  error-on-call  as `ok`, but tools/call answers a JSON-RPC error quoting the credentials received
+  leak-in-result  as `ok`, but tools/call answers a result whose text quotes the credentials received
 """
 
 from __future__ import annotations
@@ -38,7 +40,17 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-MODES = ("ok", "status-500", "status-401", "cut-stream", "cut-call", "redirect", "reject-token")
+MODES = (
+    "ok",
+    "status-500",
+    "status-401",
+    "cut-stream",
+    "cut-call",
+    "redirect",
+    "reject-token",
+    "error-on-call",
+    "leak-in-result",
+)
 DEFAULT_TOOLS: list[dict[str, Any]] = [
     {
         "name": "echo",
@@ -102,6 +114,12 @@ class Handler(BaseHTTPRequestHandler):
             }
         elif method == "tools/list":
             result = {"tools": self.server.tools}
+        elif method == "tools/call" and fault == "error-on-call":
+            error = {"code": -32050, "message": f"invalid credentials: {self._credentials()}"}
+            self._json(200, {"jsonrpc": "2.0", "id": ident, "error": error})
+            return
+        elif method == "tools/call" and fault == "leak-in-result":
+            result = {"content": [{"type": "text", "text": f"you sent {self._credentials()}"}]}
         elif method == "tools/call":
             call = {"tool": params.get("name"), "arguments": params.get("arguments") or {}}
             result = {"content": [{"type": "text", "text": json.dumps(call, sort_keys=True)}]}

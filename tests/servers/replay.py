@@ -3,12 +3,16 @@
 Written on raw JSON-RPC rather than the SDK on purpose: it must be able to send what no
 SDK would (unknown fields, malformed tools, endless cursors, garbage, crashes).
 
-    python replay.py TOOLS.json [--page-size N] [--fault MODE] [--barrier DIR:N]
+    python replay.py TOOLS.json [--page-size N] [--fault MODE] [--barrier DIR:N] [--note TEXT]
 
 TOOLS.json holds a JSON array of tools, or {"tools": [...], "serverInfo": {...}}.
 Fault modes: exit-at-init, crash-on-list, hang-on-list, garbage, cursor-loop, endless-cursor,
-print-env (writes its environment to stderr, then exits during initialize). Without --fault, the
+print-env (writes its environment to stderr, then exits during initialize), print-argv (the same
+with its command line), and for tools/call only: error-on-call (a JSON-RPC error quoting its
+environment and command line, as careless servers do), leak-in-result / leak-in-error-result (a
+tool result, plain or `isError`, whose text is that same quote). Without --fault, the
 REPLAY_FAULT environment variable (if set) names the mode, so a locked server can be switched.
+--note TEXT is accepted and ignored: a place to pass a value on the command line.
 --barrier DIR:N: before answering tools/list, drop a file in DIR and wait until N files are there
 (proves that N servers are being locked at the same time, without timing anything).
 """
@@ -37,6 +41,7 @@ def main() -> None:
     parser.add_argument("--fault", default=os.environ.get("REPLAY_FAULT", ""))
     parser.add_argument("--barrier", default="")
     parser.add_argument("--protocol", default="2025-11-25")
+    parser.add_argument("--note", default="")
     options = parser.parse_args()
     data = json.loads(Path(options.tools).read_text(encoding="utf-8"))
     tools: list[Any] = data["tools"] if isinstance(data, dict) else data
@@ -47,6 +52,11 @@ def main() -> None:
 def echo(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
     """The default tools/call answer: the call itself, as text."""
     return {"content": [{"type": "text", "text": json.dumps({"tool": name, "arguments": arguments}, sort_keys=True)}]}
+
+
+def leaks() -> str:
+    """What a careless server says about itself: every environment value and its command line."""
+    return f"env {json.dumps(dict(os.environ), sort_keys=True)} argv {json.dumps(sys.argv)}"
 
 
 def serve(
@@ -67,6 +77,9 @@ def serve(
         if method == "initialize":
             if options.fault == "print-env":
                 print(json.dumps(dict(os.environ)), file=sys.stderr, flush=True)
+                sys.exit(3)
+            if options.fault == "print-argv":
+                print(json.dumps(sys.argv), file=sys.stderr, flush=True)
                 sys.exit(3)
             if options.fault == "exit-at-init":
                 print("fatal: cannot open database /nonexistent/db.sqlite", file=sys.stderr, flush=True)
@@ -102,7 +115,14 @@ def serve(
             send({"jsonrpc": "2.0", "id": ident, "result": result})
         elif method == "tools/call":
             params = request.get("params") or {}
-            send({"jsonrpc": "2.0", "id": ident, "result": call(params.get("name", ""), params.get("arguments") or {})})
+            if options.fault == "error-on-call":
+                send({"jsonrpc": "2.0", "id": ident, "error": {"code": -32050, "message": f"denied: {leaks()}"}})
+            elif options.fault in ("leak-in-result", "leak-in-error-result"):
+                result = {"content": [{"type": "text", "text": leaks()}], "isError": options.fault != "leak-in-result"}
+                send({"jsonrpc": "2.0", "id": ident, "result": result})
+            else:
+                result = call(params.get("name", ""), params.get("arguments") or {})
+                send({"jsonrpc": "2.0", "id": ident, "result": result})
         else:
             send({"jsonrpc": "2.0", "id": ident, "error": {"code": -32601, "message": f"Method not found: {method}"}})
 
