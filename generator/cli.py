@@ -35,11 +35,12 @@ def _fail(exc: MCPVendError) -> None:
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
+# Paths are checked where they are used, so that a bad one gets our one-line error, not click's usage text.
 @click.option(
-    "--config", type=click.Path(path_type=Path, dir_okay=False), help="mcpvend.toml, pyproject.toml or .mcp.json"
+    "--config", type=click.Path(path_type=Path, readable=False), help="mcpvend.toml, pyproject.toml or .mcp.json"
 )
-@click.option("--lockfiles", type=click.Path(path_type=Path, file_okay=False), help="Lockfile directory.")
-@click.option("--output", type=click.Path(path_type=Path, file_okay=False), help="Generated package directory.")
+@click.option("--lockfiles", type=click.Path(path_type=Path, readable=False), help="Lockfile directory.")
+@click.option("--output", type=click.Path(path_type=Path, readable=False), help="Generated package directory.")
 @click.option("-v", "--verbose", is_flag=True, help="Show the MCP SDK's own log messages.")
 @click.version_option(__version__, "--version", prog_name="mcpvend")
 @click.pass_context
@@ -70,12 +71,16 @@ def _load(options: Options) -> Config:
 @click.pass_obj
 def lock(options: Options, servers: tuple[str, ...], check: bool) -> None:
     """Snapshot servers' tool lists into lockfiles/<server>.lock.json."""
-    from generator.lock import exit_code
-    from generator.lock import lock as run_lock
-    from generator.progress import reporter_for
+    from generator.lockfile import preflight
 
     try:
         config = _load(options)
+        for server in config.select(servers):  # bad input fails before any server starts
+            preflight(config.lockfiles, server.name, check=check)
+        from generator.lock import exit_code
+        from generator.lock import lock as run_lock
+        from generator.progress import reporter_for
+
         reporter = reporter_for(sys.stderr, relative_to=str(Path.cwd()))
         try:
             outcomes = run_lock(config, servers, check=check, environ=os.environ, reporter=reporter)
@@ -181,14 +186,15 @@ def lint(options: Options, servers: tuple[str, ...], fmt: str, fail_on: str) -> 
 def show(options: Options, servers: tuple[str, ...], context_window: int, fmt: str) -> None:
     """The locked tools, their annotations, and the tokens each ToolSet mode would cost (offline)."""
     from generator.generate import read_lockfiles
-    from generator.runtime.budget import Budget
-    from generator.show import render_json, render_text, views
 
     try:
         config = _load(options)
         locks = read_lockfiles(config, servers)
     except MCPVendError as exc:
         _fail(exc)
+    from generator.runtime.budget import Budget
+    from generator.show import render_json, render_text, views
+
     budget = Budget(context_window=context_window)
     per_server, total = views(config, locks, budget)
     text = render_json(per_server, total, budget) if fmt == "json" else render_text(per_server, total, budget)
@@ -196,7 +202,7 @@ def show(options: Options, servers: tuple[str, ...], context_window: int, fmt: s
 
 
 @main.command()
-@click.option("--from", "source", type=click.Path(path_type=Path, dir_okay=False, exists=True), help="Client config.")
+@click.option("--from", "source", type=click.Path(path_type=Path, readable=False), help="Client config.")
 @click.option("--force", is_flag=True, help="Replace an existing mcpvend.toml.")
 def init(source: Path | None, force: bool) -> None:
     """Write mcpvend.toml from an .mcp.json or Claude Desktop config (asks only on a terminal)."""

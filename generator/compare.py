@@ -13,7 +13,7 @@ import anyio
 from generator import lockfile
 from generator.config import Config
 from generator.drift import Finding, diff_documents
-from generator.errors import LockfileError
+from generator.errors import LockfileError, read_failure
 from generator.report import Section
 
 
@@ -23,11 +23,15 @@ def read_side(spec: str, cwd: Path) -> dict[str, Any]:
     if path.is_file() or ":" not in spec:
         return lockfile.read(path).document
     revision, _, name = spec.partition(":")
-    shown = subprocess.run(["git", "show", f"{revision}:{name}"], cwd=cwd, capture_output=True, text=True)
+    shown = subprocess.run(["git", "show", f"{revision}:{name}"], cwd=cwd, capture_output=True)
     if shown.returncode != 0:
-        reason = shown.stderr.strip().splitlines()[-1] if shown.stderr.strip() else "git show failed"
-        raise LockfileError(f"{spec}: cannot read from git: {reason}")
-    return lockfile.parse(Path(spec), shown.stdout).document
+        lines = shown.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise LockfileError(f"{spec}: cannot read from git: {lines[-1] if lines else 'git show failed'}")
+    try:
+        text = shown.stdout.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise LockfileError(f"{spec}: cannot read: {read_failure(exc)}") from None
+    return lockfile.parse(Path(spec), text).document
 
 
 def diff_specs(old: str, new: str, cwd: Path) -> Section:
@@ -36,11 +40,12 @@ def diff_specs(old: str, new: str, cwd: Path) -> Section:
 
 def diff_live(config: Config, server: str, environ: Mapping[str, str]) -> Section:
     """The lockfile of a server against what the server serves now."""
-    from generator.snapshot import take_snapshot
-
     (selected,) = config.select((server,))
-    path = lockfile.path_for(config.lockfiles, server)
-    locked = lockfile.read(path).document
+    locked_file = lockfile.read_for(config.lockfiles, server)  # bad input fails before a server starts
+    path, locked = locked_file.path, locked_file.document
+
+    from generator.snapshot import take_snapshot  # the SDK: imported only when a server is to be started
+
     snapshot = anyio.run(take_snapshot, selected, config.base_dir, environ)
     live = json.loads(lockfile.dumps(lockfile.build(snapshot)))
     return Section(str(path), f"live server '{server}'", diff_documents(locked, live))
@@ -53,8 +58,8 @@ def lint_lockfiles(config: Config, names: tuple[str, ...]) -> list[Section]:
     sections = []
     servers = [s.name for s in config.select(names)]
     for name in servers:
-        path = lockfile.path_for(config.lockfiles, name)
-        document = lockfile.read(path).document
+        locked = lockfile.read_for(config.lockfiles, name)
+        path, document = locked.path, locked.document
         hits = lint_document(document, known_servers=[s for s in servers if s != name])
         findings = [
             Finding("poisoning", h.severity, h.tool, h.pointer, f"{h.rule}: {h.message}", detail=h.excerpt, rule=h.rule)

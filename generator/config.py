@@ -9,6 +9,7 @@ from __future__ import annotations
 import fnmatch
 import json
 import keyword
+import os
 import re
 import tomllib
 from collections.abc import Mapping
@@ -16,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, cast
 
-from generator.errors import ConfigError
+from generator.errors import ConfigError, read_failure
 from generator.runtime.targets import (
     CAPABILITIES,
     PROTOCOLS,
@@ -135,18 +136,24 @@ def _interpolate(text: str, environ: Mapping[str, str], where: str) -> str:
 
 def find_config(explicit: Path | None, cwd: Path) -> Path:
     """The config file: the one given, else the first of CONFIG_NAMES that configures us."""
+    # A config that is there but cannot be read (a directory, no permission) is reported, not skipped.
     if explicit is not None:
-        if not explicit.is_file():
+        if not os.path.lexists(explicit):
             raise ConfigError(f"{explicit}: config file not found")
         return explicit
     for name in CONFIG_NAMES:
         candidate = cwd / name
-        if not candidate.is_file():
+        if not os.path.lexists(candidate):
             continue
-        if name == "pyproject.toml" and "mcpvend" not in _read_toml(candidate).get("tool", {}):
+        if name == "pyproject.toml" and not _has_our_table(candidate):
             continue
         return candidate
     raise ConfigError(f"no config found in {cwd} (looked for {', '.join(CONFIG_NAMES)} with [tool.mcpvend])")
+
+
+def _has_our_table(pyproject: Path) -> bool:
+    tool = _read_toml(pyproject).get("tool")
+    return isinstance(tool, dict) and "mcpvend" in tool
 
 
 def load_config(path: Path, *, lockfiles: Path | None = None, output: Path | None = None) -> Config:
@@ -184,9 +191,11 @@ def _read_toml(path: Path) -> dict[str, Any]:
     try:
         return tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: cannot read: {exc}") from exc
+        raise ConfigError(f"{path}: cannot read: {read_failure(exc)}") from exc
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: invalid TOML: {exc}") from exc
+    except RecursionError:
+        raise ConfigError(f"{path}: invalid TOML: nested too deeply") from None
 
 
 def _mcp_json_table(path: Path) -> dict[str, Any]:
@@ -194,9 +203,11 @@ def _mcp_json_table(path: Path) -> dict[str, Any]:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: cannot read: {exc}") from exc
+        raise ConfigError(f"{path}: cannot read: {read_failure(exc)}") from exc
     except json.JSONDecodeError as exc:
         raise ConfigError(f"{path}: invalid JSON: {exc}") from exc
+    except RecursionError:
+        raise ConfigError(f"{path}: invalid JSON: nested too deeply") from None
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: expected a JSON object with 'mcpServers'")
     servers = data.get("mcpServers", data.get("servers"))

@@ -17,3 +17,17 @@ class LockfileError(MCPVendError):
 
 class ServerError(MCPVendError):
     """A server could not be started, spoke badly, or timed out."""
+
+
+def read_failure(exc: OSError | UnicodeDecodeError) -> str:
+    """Why a file could not be read, in a few words: the system's reason, or where it stops being UTF-8.
+
+    The default texts repeat the path and the errno ("[Errno 21] Is a directory: '/x'"), or name a
+    codec and a byte position nobody can act on; the caller already names the file.
+    """
+    if isinstance(exc, UnicodeDecodeError):
+        data = bytes(exc.object)
+        if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+            return "it is UTF-16 text (it starts with a byte-order mark); save it as UTF-8"
+        return f"not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start})"
+    return exc.strerror or str(exc)

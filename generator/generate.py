@@ -20,9 +20,9 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from generator import __version__, lockfile
 from generator.config import Config
-from generator.errors import LockfileError, MCPVendError
+from generator.errors import MCPVendError
 from generator.lockfile import Lockfile
-from generator.outdir import STATE, replace_tree, tree_files
+from generator.outdir import STATE, check_writable, replace_tree, tree_files
 from generator.render import black_format, render, template_sources
 
 if TYPE_CHECKING:
@@ -68,6 +68,10 @@ def generate(config: Config, *, check: bool, full: bool = False) -> Report:
     output a pull request can edit: `full` trusts none of them and regenerates everything (CI).
     """
     locks = read_lockfiles(config)
+    if os.path.lexists(config.output) and not config.output.is_dir():
+        raise MCPVendError(f"{config.output}: the output is not a directory")
+    if not check:
+        check_writable(config.output)  # before the code generator runs, not after
     tools = sum(len(lock.tools) for lock in locks.values())
     inputs = {name: _fingerprint(config, name, lock) for name, lock in locks.items()}
     previous = None if full else _read_state(config.output)
@@ -83,14 +87,7 @@ def generate(config: Config, *, check: bool, full: bool = False) -> Report:
 
 def read_lockfiles(config: Config, servers: tuple[str, ...] = ()) -> dict[str, Lockfile]:
     """The verified lockfile of each named server (all configured ones when none are named)."""
-    return {server.name: _read_lockfile(config, server.name) for server in config.select(servers)}
-
-
-def _read_lockfile(config: Config, server: str) -> Lockfile:
-    lock = lockfile.read(lockfile.path_for(config.lockfiles, server))
-    if lock.name != server:
-        raise LockfileError(f"{lock.path}: holds server '{lock.name}', expected '{server}'")
-    return lock
+    return {server.name: lockfile.read_for(config.lockfiles, server.name) for server in config.select(servers)}
 
 
 def build(

@@ -130,6 +130,8 @@ def init(
 ) -> Written:
     """Write `cwd/mcpvend.toml` from `source` (or the first client config found); `choose` asks per server."""
     target = cwd / TARGET
+    if os.path.lexists(target) and not target.is_file():
+        raise ConfigError(f"{target}: cannot write: it is a directory, not a file")
     if target.exists() and not force:
         raise ConfigError(f"{target} already exists; use --force to replace it")
     if source is None:
@@ -137,6 +139,8 @@ def init(
         if not found:
             raise ConfigError("no MCP client config found (looked for .mcp.json here and Claude Desktop's); use --from")
         source = found[0]
+    elif not os.path.lexists(source):
+        raise ConfigError(f"{source}: config file not found")
     config = load_config(source)
     if not config.servers:
         raise ConfigError(f"{source}: lists no servers")
@@ -148,5 +152,8 @@ def init(
             load_config(Path(scratch) / TARGET)
         except ConfigError as exc:
             raise ConfigError(f"internal error: the config made from {source} does not load: {exc}") from None
-    write_atomic(target, text)
+    try:
+        write_atomic(target, text)
+    except OSError as exc:
+        raise ConfigError(f"{target}: cannot write: {exc.strerror or exc}") from None
     return Written(target, source, tuple(s.name for s in servers), variables)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import glob
+import itertools
 import json
 import os
 import tempfile
@@ -10,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from generator.errors import LockfileError
+from generator.errors import LockfileError, read_failure
 from generator.runtime.digests import DIGESTED_FIELDS as DIGESTED_FIELDS
 from generator.runtime.digests import canonical as canonical
 from generator.runtime.digests import digest as digest
@@ -81,49 +83,139 @@ def read(path: Path) -> Lockfile:
     except FileNotFoundError:
         raise LockfileError(f"{path}: lockfile not found (run `mcpvend lock`)") from None
     except (OSError, UnicodeDecodeError) as exc:
-        raise LockfileError(f"{path}: cannot read: {exc}") from None
+        raise LockfileError(f"{path}: cannot read: {read_failure(exc)}") from None
     return parse(path, text)
 
 
+def read_for(directory: Path, server: str) -> Lockfile:
+    """The verified lockfile of `server`, which must be the lockfile of that server."""
+    lock = read(path_for(directory, server))
+    if lock.name != server:
+        raise LockfileError(f"{lock.path}: holds server {lock.name!r}, expected {server!r}")
+    return lock
+
+
+def preflight(directory: Path, server: str, *, check: bool) -> None:
+    """Before `lock` starts a server: refuse a lockfile it could not check or should not replace.
+
+    `--check` needs a valid lockfile, or none (a server not locked yet is drift). Locking replaces a
+    corrupt lockfile (that is how one is repaired), but not a directory in its place, nor a lockfile
+    written by a newer mcpvend, which it would silently downgrade.
+    """
+    path = path_for(directory, server)
+    blocking = _blocking_file(path.parent)
+    if blocking is not None:
+        verb = "check" if check else "write"
+        raise LockfileError(f"server '{server}': cannot {verb} {path}: {blocking} is not a directory")
+    if check:
+        if os.path.lexists(path):
+            read_for(directory, server)
+        return
+    if os.path.lexists(path) and not path.is_file():
+        what = "a directory" if path.is_dir() else "not a regular file"
+        raise LockfileError(f"server '{server}': cannot write {path}: it is {what}")
+    with contextlib.suppress(OSError, ValueError, RecursionError, AttributeError):
+        version = json.loads(path.read_bytes()).get("lockfileVersion")
+        if type(version) is int and version > LOCKFILE_VERSION:
+            raise LockfileError(_newer(path, version))
+
+
+def _blocking_file(directory: Path) -> Path | None:
+    """The file that stands where `directory` or one of its parents should be, if any."""
+    for candidate in (directory, *directory.parents):
+        if os.path.lexists(candidate):
+            return None if candidate.is_dir() else candidate
+    return None
+
+
+def _newer(path: Path, version: int) -> str:
+    return f"{path}: lockfile format {version} is newer than this mcpvend reads; upgrade mcpvend"
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON value")
+
+
 def parse(path: Path, text: str) -> Lockfile:
+    if not text.strip():
+        raise LockfileError(f"{path}: the file is empty (run `mcpvend lock` to re-create it)")
     try:
-        document = json.loads(text)
-    except json.JSONDecodeError as exc:
+        document = json.loads(text, parse_constant=_no_constant)
+    except ValueError as exc:
         raise LockfileError(f"{path}: not valid JSON: {exc}") from None
+    except RecursionError:
+        raise LockfileError(f"{path}: not valid JSON: nested too deeply") from None
     if not isinstance(document, dict):
         raise LockfileError(f"{path}: not a lockfile (expected a JSON object)")
     version = document.get("lockfileVersion")
-    if version != LOCKFILE_VERSION:
-        if isinstance(version, int) and version > LOCKFILE_VERSION:
-            raise LockfileError(f"{path}: lockfile format {version} is newer than this mcpvend reads; upgrade mcpvend")
+    if type(version) is not int or version != LOCKFILE_VERSION:
+        if type(version) is int and version > LOCKFILE_VERSION:
+            raise LockfileError(_newer(path, version))
         raise LockfileError(
             f"{path}: not a mcpvend lockfile of format {LOCKFILE_VERSION} (lockfileVersion={version!r})"
         )
-    for key, kind in (("name", str), ("tools", list), ("digest", str), ("source", dict), ("server", dict)):
+    required = (("name", str), ("protocolVersion", str), ("tools", list), ("digest", str))
+    for key, kind in (*required, ("source", dict), ("server", dict)):
         if not isinstance(document.get(key), kind):
             raise LockfileError(f"{path}: missing or malformed '{key}'")
+    for key in ("clientCapabilities", "rejected"):  # written since format 1, read as optional
+        if not isinstance(document.get(key, []), list):
+            raise LockfileError(f"{path}: malformed '{key}' (expected a list)")
     tools: list[dict[str, Any]] = []
     for index, entry in enumerate(document["tools"]):
         tool = entry.get("tool") if isinstance(entry, dict) else None
         if not isinstance(tool, dict) or not isinstance(tool.get("name"), str):
-            raise LockfileError(f"{path}: tools[{index}] is malformed")
+            raise LockfileError(f'{path}: tools[{index}] is malformed (expected {{"tool": {{"name": ...}}, ...}})')
         if entry.get("digests") != tool_digests(tool):
             raise LockfileError(
-                f"{path}: tool '{tool['name']}' does not match its digests (edited by hand or corrupt);"
+                f"{path}: tool {tool['name']!r} does not match its digests (edited by hand or corrupt);"
                 " run `mcpvend lock` to re-create it"
             )
+        _check_tool(path, tool)
         tools.append(tool)
-    if [t["name"] for t in tools] != sorted(t["name"] for t in tools):
+    names = [t["name"] for t in tools]
+    if names != sorted(names):
         raise LockfileError(f"{path}: tools are not sorted by name (edited by hand?)")
+    twice = next((a for a, b in itertools.pairwise(names) if a == b), None)
+    if twice is not None:
+        raise LockfileError(f"{path}: tool {twice!r} is listed twice")
     if document["digest"] != tools_digest(tools):
         raise LockfileError(f"{path}: the lockfile digest does not match its tools (edited by hand or corrupt)")
     return Lockfile(path=path, document=document)
 
 
+# What generated code relies on; a server cannot serve otherwise (the SDK refuses such a tool).
+_TOOL_FIELDS: tuple[tuple[str, type, bool], ...] = (
+    ("inputSchema", dict, True),
+    ("outputSchema", dict, False),
+    ("description", str, False),
+    ("title", str, False),
+    ("annotations", dict, False),
+)
+
+
+def _check_tool(path: Path, tool: dict[str, Any]) -> None:
+    """Refuse a tool whose digests match but whose fields no server could have served (a crafted file)."""
+    for key, kind, required in _TOOL_FIELDS:
+        value = tool.get(key)
+        if (value is None and not required) or isinstance(value, kind):
+            continue
+        expected = "an object" if kind is dict else "a string"
+        raise LockfileError(f"{path}: tool {tool['name']!r}: '{key}' must be {expected}, not {_json_type(value)}")
+
+
+def _json_type(value: object) -> str:
+    names = {dict: "an object", list: "an array", str: "a string", bool: "a boolean", type(None): "null"}
+    return names.get(type(value), "a number")
+
+
 def write_atomic(path: Path, text: str) -> None:
     """Replace `path` in one step: readers see the old file or the new one, never a part."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    except OSError as exc:  # the same error without the name of a temporary file the user never sees
+        raise OSError(exc.errno, exc.strerror) from exc
     try:
         os.fchmod(fd, _file_mode())
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:

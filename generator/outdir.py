@@ -25,27 +25,51 @@ def tree_files(root: Path) -> Iterator[str]:
 
 
 def replace_tree(output: Path, files: dict[str, str]) -> None:
-    """Write `files` into a fresh directory beside `output`, then swap it in atomically."""
+    """Write `files` into a fresh directory beside `output`, then swap it in atomically.
+
+    What would stop the swap half-way (a file in the way, a read-only directory) is found before
+    anything is written; any other failure leaves the old tree as it was and says why in one line.
+    """
+    check_writable(output)
     parent = output.parent
-    parent.mkdir(parents=True, exist_ok=True)
-    if output.exists() and any(output.iterdir()) and not (output / STATE).is_file():
-        raise MCPVendError(f"{output}: not replaced, it holds files mcpvend did not generate (no {STATE})")
-    _clean_leftovers(parent, output.name)
-    staging = Path(tempfile.mkdtemp(prefix=f".{output.name}.mcpvend-", dir=parent))
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+        if output.exists() and any(output.iterdir()) and not (output / STATE).is_file():
+            raise MCPVendError(f"{output}: not replaced, it holds files mcpvend did not generate (no {STATE})")
+        _clean_leftovers(parent, output.name)
+        staging = Path(tempfile.mkdtemp(prefix=f".{output.name}.mcpvend-", dir=parent))
+    except OSError as exc:
+        raise MCPVendError(f"cannot write {output}: {exc.strerror or exc}") from None
     try:
         os.chmod(staging, 0o777 & ~_umask())
         for relative, text in files.items():
             path = staging / relative
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(text, encoding="utf-8", newline="\n")
-        if output.exists():
-            _exchange(staging, output)  # `staging` now holds the old tree
-            shutil.rmtree(staging)
-        else:
+        if not output.exists():
             os.rename(staging, output)
-    except BaseException:
+            return
+        _exchange(staging, output)  # `staging` now holds the old tree
+    except BaseException as exc:
         shutil.rmtree(staging, ignore_errors=True)
+        if isinstance(exc, OSError):
+            raise MCPVendError(f"cannot write {output}: {exc.strerror or exc}") from None
         raise
+    # The new tree is in place: what cannot be removed of the old one, the next run removes.
+    shutil.rmtree(staging, ignore_errors=True)
+
+
+def check_writable(output: Path) -> None:
+    """Refuse a file where a directory must be, and a directory whose entries cannot be replaced."""
+    existing = next(p for p in (output, *output.parents) if os.path.lexists(p))
+    if not existing.is_dir():
+        raise MCPVendError(f"cannot write {output}: {existing} is not a directory")
+    # The old tree is removed after the swap: every directory in it must let its entries go.
+    old = [d for d in (output, *output.rglob("*")) if d.is_dir() and not d.is_symlink()] if existing == output else []
+    for directory in (output.parent if existing == output else existing, *old):
+        if not os.access(directory, os.W_OK | os.X_OK):
+            where = "it" if directory == output else str(directory)
+            raise MCPVendError(f"cannot write {output}: {where} is not writable")
 
 
 def _exchange(new: Path, old: Path) -> None:
