@@ -100,9 +100,7 @@ def build(
     """
     from generator import naming
 
-    files: dict[str, str] = {"py.typed": ""}
-    for module in RUNTIME_MODULES:
-        files[f"_runtime/{module}"] = black_format(RUNTIME_HEADER + (RUNTIME / module).read_text(encoding="utf-8"))
+    files: dict[str, str] = {"py.typed": "", **_vendored_runtime(RUNTIME)}
     packages = naming.disambiguate({name: naming.subpackage(name) for name in locks})
     summary = []
     for name, lock in locks.items():
@@ -198,9 +196,19 @@ def _check_docstrings(server: str, source: str, plans: list[ToolPlan], tools: li
         if isinstance(node, ast.AsyncFunctionDef) and not node.decorator_list
     }
     for plan, tool in zip(plans, tools, strict=True):
-        expected = tool.get("description") or None
+        expected = tool.get("description")
         if methods.get(plan.method) != (expected if isinstance(expected, str) else None):
             raise MCPVendError(f"server '{server}': internal error: the docstring of {plan.method} lost characters")
+
+
+@cache
+def _vendored_runtime(source: Path) -> dict[str, str]:
+    """The runtime's modules as the package holds them: the same for every output of a process, and black
+    formatting them is most of a small server's generation time."""
+    return {
+        f"_runtime/{module}": black_format(RUNTIME_HEADER + (source / module).read_text(encoding="utf-8"))
+        for module in RUNTIME_MODULES
+    }
 
 
 @cache

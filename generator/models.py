@@ -8,7 +8,9 @@ exactly its model's fields and no JSON Schema is interpreted twice.
 from __future__ import annotations
 
 import ast
+import contextlib
 import json
+import re
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -52,25 +54,47 @@ class Models:
 
 def generate_models(tools: Sequence[tuple[str, dict[str, Any]]], header: str) -> Models:
     """Models for `(class stem, tool as served)` pairs; one generator call for the whole server."""
-    from datamodel_code_generator import LiteralType, PythonVersion, generate
-    from datamodel_code_generator.enums import DataModelType, InputFileType, NamingStrategy
-    from datamodel_code_generator.format import Formatter
-
     documents: list[dict[str, Any]] = []
-    aliases: dict[str, str] = {}
+    properties: set[str] = set()
     for stem, tool in tools:
         document: dict[str, Any] = {"name": stem, "inputSchema": for_codegen(tool["inputSchema"])}
         if isinstance(tool.get("outputSchema"), dict):
             document["outputSchema"] = for_codegen(tool["outputSchema"])
         for schema in (tool["inputSchema"], tool.get("outputSchema")):
-            for prop in property_names(schema):
-                if (alias := naming.field_alias(prop)) is not None:
-                    aliases[prop] = alias
+            properties |= property_names(schema)
         documents.append(document)
+    aliases = naming.field_aliases(properties)
+    while True:  # ends: each alias takes a suffix at most once
+        try:
+            source = _generate(documents, aliases, header)
+            break
+        except _AliasClash as clash:  # another field got that name after all: this alias alone takes a suffix
+            if clash.field not in aliases or aliases[clash.field].endswith(naming.short_hash(clash.field)):
+                raise MCPVendError(f"datamodel-code-generator failed: {clash}") from None
+            aliases = {**aliases, clash.field: f"{aliases[clash.field]}_{naming.short_hash(clash.field)}"}
+    if not isinstance(source, str):
+        raise MCPVendError("datamodel-code-generator returned several modules where one was expected")
+    return _read(source, wanted={f"{stem}Input" for stem, _ in tools})
+
+
+class _AliasClash(Exception):
+    def __init__(self, message: str, field: str) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+_CLASH = re.compile(r"Alias (?P<alias>.+) for field (?P<field>.+) conflicts with another field\.")
+
+
+def _generate(documents: list[dict[str, Any]], aliases: dict[str, str], header: str) -> str | object:
+    from datamodel_code_generator import LiteralType, PythonVersion, generate
+    from datamodel_code_generator.enums import DataModelType, InputFileType, NamingStrategy
+    from datamodel_code_generator.format import Formatter
+
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # dangling refs and the like become `Any`, which is still correct
         try:
-            source = generate(
+            return generate(
                 json.dumps(documents, sort_keys=True),
                 input_file_type=InputFileType.MCPTools,
                 output_model_type=DataModelType.PydanticV2BaseModel,
@@ -86,13 +110,14 @@ def generate_models(tools: Sequence[tuple[str, dict[str, Any]]], header: str) ->
                 enum_field_as_literal=LiteralType.All,
                 use_standard_collections=True,
                 use_union_operator=True,
-                aliases=dict(sorted(aliases.items())),
+                aliases=aliases,
             )
         except Exception as exc:
-            raise MCPVendError(f"datamodel-code-generator failed: {type(exc).__name__}: {exc}") from exc
-    if not isinstance(source, str):
-        raise MCPVendError("datamodel-code-generator returned several modules where one was expected")
-    return _read(source, wanted={f"{stem}Input" for stem, _ in tools})
+            message = f"{type(exc).__name__}: {exc}"
+            if (clash := _CLASH.fullmatch(str(exc))) is not None:
+                with contextlib.suppress(ValueError, SyntaxError):
+                    raise _AliasClash(message, ast.literal_eval(clash["field"])) from None
+            raise MCPVendError(f"datamodel-code-generator failed: {message}") from exc
 
 
 def _read(source: str, wanted: set[str]) -> Models:

@@ -17,8 +17,11 @@ from collections.abc import Iterable, Mapping
 
 from pydantic import BaseModel
 
-# Names a generated `Tools` class defines or inherits: a tool method must not replace them.
-TOOLS_ATTRIBUTES = frozenset({"session", "timeout", "call", "connect", "manifest"})
+# Names a generated `Tools` class defines, inherits or evaluates in its body (`@overload`): a tool
+# method must not replace them. tests/test_naming.py checks this against `ToolsBase`.
+TOOLS_ATTRIBUTES = frozenset(
+    {"session", "timeout", "refused", "call", "call_structured", "call_content", "connect", "manifest", "overload"}
+)
 _SHADOWING = (
     frozenset(keyword.kwlist)
     | frozenset(keyword.softkwlist)
@@ -26,6 +29,7 @@ _SHADOWING = (
     | frozenset({"self", "cls", "arguments"})
 )
 _MODEL_ATTRIBUTES = frozenset(dir(BaseModel))
+_PROTECTED = ("model_validate", "model_dump")  # pydantic's protected namespaces
 _WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z0-9])|[A-Z]?[a-z0-9]+|[A-Z]+|[0-9]+")
 
 
@@ -91,13 +95,34 @@ def field_alias(property_name: str) -> str | None:
     """The Python field name for a property whose own name would shadow, or is not plain ASCII.
 
     Keywords, dashes, dots and leading digits are left to datamodel-code-generator, which
-    handles them; it would keep `id`, `type`, `self`, `json` or `naïve` as they are.
+    handles them; it would keep `id`, `type`, `self`, `json` or `naïve` as they are, and pydantic
+    warns on import about a field in its protected namespaces (`model_validate...`, `model_dump...`).
     """
     if not property_name.isascii():
-        return safe(snake(property_name, fallback="field"), _MODEL_ATTRIBUTES)
+        return _unprotected(safe(snake(property_name, fallback="field"), _MODEL_ATTRIBUTES))
+    if property_name.startswith(_PROTECTED):
+        return f"field_{property_name}"
     if keyword.iskeyword(property_name) or property_name not in _SHADOWING | _MODEL_ATTRIBUTES:
         return None
     return safe(property_name, _MODEL_ATTRIBUTES)
+
+
+def _unprotected(name: str) -> str:
+    return f"field_{name}" if name.startswith(_PROTECTED) else name
+
+
+def field_aliases(property_names: Iterable[str]) -> dict[str, str]:
+    """The field name of every property that `field_alias` renames, for one server's models.
+
+    datamodel-code-generator applies these everywhere and refuses one that equals another
+    field's name (`naïve` and `naive` in one object), so an alias meeting another property's
+    name, or its snake_case spelling, takes a suffix from its own wire name.
+    """
+    names = set(property_names)
+    aliases = disambiguate({p: a for p in sorted(names) if (a := field_alias(p)) is not None})
+    plain = names - aliases.keys()
+    taken = plain | {snake(p, fallback="field") for p in plain}
+    return {p: f"{a}_{short_hash(p)}" if a in taken else a for p, a in sorted(aliases.items())}
 
 
 def subpackage(server: str) -> str:

@@ -74,7 +74,7 @@ def tool_plans(
                 output_class=models.output_class(stem) if isinstance(tool.get("outputSchema"), dict) else None,
                 root_input=root,
                 params=() if root else tuple(_param(f) for f in fields),
-                docstring=docstring_literal(description) if isinstance(description, str) and description else None,
+                docstring=docstring_literal(description) if isinstance(description, str) else None,
             )
         )
     return plans

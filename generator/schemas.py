@@ -1,7 +1,7 @@
 """Copies of tool schemas shaped for datamodel-code-generator; the served schemas stay untouched.
 
-Two things in real schemas make the generator emit wrong or untyped code, and both are fixed
-here on a copy, without changing what a valid instance is:
+Some things in real schemas make the generator emit wrong or untyped code; they are fixed here
+on a copy, without changing what a valid instance is (at most, a model accepts more than the schema):
 - a `$ref` to a pointer outside `$defs` (`#/properties/a/items`): the MCP input mode moves every
   schema under `$defs`, so such a pointer dangles and becomes `Any`. The target is copied into
   `$defs` and the reference pointed there.
@@ -10,6 +10,12 @@ here on a copy, without changing what a valid instance is:
 - `anyOf: [{"type": T, <constraints on T>}, {"type": "null"}]` (how pydantic writes `T | None`):
   with constraints, it becomes a `RootModel[T]` whose null branch is lost. It is folded into
   `"type": [T, "null"]`, which means the same since those constraints ignore `null`.
+- an object without `additionalProperties` accepts other keys, but its model would drop them (the
+  typed wrappers would not send them): it gets `"additionalProperties": true`.
+- `patternProperties` beside declared properties, other keys or another pattern become a dict keyed
+  by one pattern, which refuses valid keys: such objects accept any other key instead.
+- `allOf` with one branch becomes a class typed from part of it: the branch is merged in.
+- formats whose Python type would alter the value or need another package are left as strings.
 """
 
 from __future__ import annotations
@@ -36,6 +42,10 @@ SCHEMA_VALUES = (
     "else",
 )
 _DEFINITIONS = ("$defs", "definitions")
+# Formats whose pydantic type would change the value sent (`password` is SecretStr, dumped as
+# "**********"; `byte` is decoded from base64; `decimal` numbers become strings; `path` is
+# normalized) or needs a package the generated code does not depend on (`email`, `ulid`).
+_LOSSY_FORMATS = frozenset({"password", "byte", "decimal", "path", "email", "idn-email", "ulid"})
 # Keywords that constrain or describe one type only: they let a value of another type through.
 _TYPE_LOCAL = frozenset(
     {
@@ -86,12 +96,60 @@ def for_codegen(schema: dict[str, Any]) -> dict[str, Any]:
     prepared = copy.deepcopy(schema)
     _hoist_local_refs(prepared)
     for node in subschemas(prepared):
+        _unwrap_lone_all_of(node)
+        _loosen_pattern_map(node)
+        if node.get("format") in _LOSSY_FORMATS:
+            del node["format"]
+        _open_object(node)
         _fold_nullable(node)
         if "default" in node and node["default"] is None and not _admits_null(node):
             del node["default"]
         if "default" in node:
             node.pop("format", None)
     return prepared
+
+
+def _unwrap_lone_all_of(node: dict[str, Any]) -> None:
+    """`{"allOf": [S]}` means S, but the generator makes it a class of its own (typed from S's first
+    keywords only, e.g. an array's `prefixItems`): merge S in when no keyword would clash."""
+    branches = node.get("allOf")
+    if not isinstance(branches, list) or len(branches) != 1:
+        return
+    [branch] = branches
+    if isinstance(branch, dict) and "$ref" not in branch and not (branch.keys() & (node.keys() - {"allOf"})):
+        del node["allOf"]
+        node.update(branch)
+
+
+def _loosen_pattern_map(node: dict[str, Any]) -> None:
+    """The generator types `patternProperties` as a dict keyed by that pattern alone: right only
+    for one pattern, no declared properties and no other keys. Otherwise the keys are left untyped."""
+    patterns = node.get("patternProperties")
+    if not isinstance(patterns, dict):
+        return
+    if len(patterns) == 1 and not node.get("properties") and node.get("additionalProperties") is False:
+        return
+    del node["patternProperties"]
+    node["additionalProperties"] = True
+
+
+def _open_object(node: dict[str, Any]) -> None:
+    """An object schema without `additionalProperties` accepts other keys: say so, or the model drops them."""
+    if any(k in node for k in ("additionalProperties", "unevaluatedProperties", "$ref")):
+        return
+    branches = node.get("allOf")
+    merged = isinstance(branches, list) and all(
+        isinstance(b, dict) and (_declares_object(b) or "$ref" in b) for b in branches
+    )
+    if _declares_object(node) or (merged and node.get("type") in (None, "object")):
+        node["additionalProperties"] = True
+
+
+def _declares_object(node: dict[str, Any]) -> bool:
+    kind = node.get("type")
+    if kind is None:
+        return "properties" in node
+    return kind == "object" or (isinstance(kind, list) and "object" in kind)
 
 
 def _fold_nullable(node: dict[str, Any]) -> None:

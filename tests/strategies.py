@@ -111,7 +111,7 @@ PATTERNS: tuple[tuple[str, st.SearchStrategy[str]], ...] = (
 # a format with several spellings of one value is a separate, known question (see the report).
 FORMATS: tuple[tuple[str, st.SearchStrategy[str]], ...] = (
     ("date-time", st.datetimes(timezones=st.just(datetime.UTC)).map(
-        lambda d: d.replace(microsecond=0).strftime("%Y-%m-%dT%H:%M:%SZ"))),
+        lambda d: d.replace(microsecond=0).isoformat().replace("+00:00", "Z"))),  # years < 1000 zero-padded
     ("date", st.dates().map(lambda d: d.isoformat())),
     ("uuid", st.uuids().map(str)),
     ("ipv4", st.ip_addresses(v=4).map(str)),
@@ -120,6 +120,13 @@ FORMATS: tuple[tuple[str, st.SearchStrategy[str]], ...] = (
     ("hostname", st.from_regex(r"[a-z]{1,8}(\.[a-z]{1,8}){0,2}", fullmatch=True)),
     ("email", st.from_regex(r"[a-z]{1,8}@[a-z]{1,8}\.example", fullmatch=True)),
     ("x-not-a-format", ANY_TEXT),
+    # Formats whose pydantic types would change the value or need another package (see generator/schemas.py).
+    ("password", ANY_TEXT),
+    ("byte", st.sampled_from(["aGVsbG8=", "aGVsbG8", "not base64!", ""])),
+    ("path", st.sampled_from(["a/./b", "/tmp//x/", "rel/../p", "~"])),
+    ("decimal", st.sampled_from(["1.50", "1e3", "-0"])),
+    ("email", st.from_regex(r"[A-Za-z]{1,8}@[A-Za-z]{1,8}\.example", fullmatch=True)),
+    ("ulid", ANY_TEXT),
     ("regex", st.sampled_from(["^a+$", "[0-9]", "x|y"])),
 )  # fmt: skip
 
@@ -244,6 +251,8 @@ def numbers(draw: st.DrawFn) -> Schema:
     high = None if draw(st.booleans()) else (low if low is not None else 0.0) + draw(st.floats(1.0, 1e6))
     exclusive = draw(st.booleans())
     schema: dict[str, Any] = {"type": "number"}
+    if draw(st.integers(0, 5)) == 0:  # `decimal` would make pydantic send a string
+        schema["format"] = draw(st.sampled_from(["decimal", "double", "float"]))
     if low is not None:
         schema["exclusiveMinimum" if exclusive else "minimum"] = low
     if high is not None:
@@ -418,13 +427,21 @@ def any_ofs(draw: st.DrawFn, inner: st.SearchStrategy[Schema]) -> Schema:
     return Schema({"anyOf": [b.schema for b in branches]}, st.one_of([b.instances for b in branches]))
 
 
+_TYPE_LOCAL = frozenset({
+    "type", "title", "description", "default", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
+    "multipleOf", "minLength", "maxLength", "pattern", "format", "items", "prefixItems", "minItems", "maxItems",
+    "properties", "required", "additionalProperties", "patternProperties",
+})  # fmt: skip
+
+
 @st.composite
 def nullables(draw: st.DrawFn, inner: st.SearchStrategy[Schema]) -> Schema:
     """How pydantic and most SDKs write `T | None`: anyOf with null, or a type list, often defaulting to null."""
     node = draw(inner)
     values = st.one_of(st.none(), node.instances)
-    typed = isinstance(node.schema, dict) and isinstance(node.schema.get("type"), str)
-    if typed and "enum" not in node.schema and "const" not in node.schema and draw(st.booleans()):
+    # `"type": [T, "null"]` says the same only when nothing but `type` keeps null out (not allOf, enum, ...)
+    typed = isinstance(node.schema, dict) and isinstance(node.schema.get("type"), str) and node.schema["type"] != "null"
+    if typed and set(node.schema) <= _TYPE_LOCAL and draw(st.booleans()):
         schema = {**node.schema, "type": [node.schema["type"], "null"]}
     else:
         schema = {"anyOf": [node.schema, {"type": "null"}]}

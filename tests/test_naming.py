@@ -64,6 +64,26 @@ def test_field_aliases_rename_only_what_would_shadow_or_is_not_ascii() -> None:
         None,
     ]
     assert naming.field_alias("名前") == f"field_{naming.short_hash('名前')}"
+    # pydantic warns on import about fields in its protected namespaces
+    assert [naming.field_alias(p) for p in ("model_validate", "model_dump_x", "modèl_dump", "model_id")] == [
+        "field_model_validate",
+        "field_model_dump_x",
+        "field_model_dump_",
+        None,
+    ]
+
+
+def test_field_aliases_never_meet_another_property() -> None:
+    """datamodel-code-generator refuses an alias equal to another field's name (found by tests/test_fuzz.py)."""
+    odd = "é\x8f"
+    aliases = naming.field_aliases(["e", odd, "naïve", "Naive", "copy", "copy_", "ü", "u1"])
+    assert aliases == {
+        "copy": f"copy__{naming.short_hash('copy')}",
+        "naïve": f"naive_{naming.short_hash('naïve')}",
+        odd: f"e_{naming.short_hash(odd)}",
+        "ü": "u",
+    }
+    assert naming.field_aliases(["naïve", "copy"]) == {"naïve": "naive", "copy": "copy_"}
 
 
 def test_subpackages_shadow_nothing_in_the_package() -> None:
@@ -109,3 +129,30 @@ def test_isort_key_orders_like_isort() -> None:
         "Tool10",
         "overload",
     ]
+
+
+def test_tool_methods_cannot_replace_what_the_tools_class_uses() -> None:
+    """A tool named `call_structured` or `overload` would break every other wrapper (found by tests/test_fuzz.py)."""
+    from generator.runtime.tools import ToolsBase
+
+    used = {name for name in vars(ToolsBase) if not name.startswith("_")}
+    used |= set(vars(ToolsBase(session=None)))  # type: ignore[arg-type]
+    assert used <= naming.TOOLS_ATTRIBUTES, used - naming.TOOLS_ATTRIBUTES
+    names = naming.method_names(["call_structured", "overload", "refused", "session", "search"])
+    assert names == {
+        "call_structured": "call_structured_",
+        "overload": "overload_",
+        "refused": "refused_",
+        "session": "session_",
+        "search": "search",
+    }
+
+
+def test_an_alias_the_generator_gives_another_field_takes_a_suffix() -> None:
+    """`_` is aliased `__`, which datamodel-code-generator also makes of `--` (found by tests/test_fuzz.py)."""
+    from generator.models import generate_models
+
+    schema = {"type": "object", "properties": {"_": {"type": "string"}, "--": {"type": "integer"}}}
+    models = generate_models([("T", {"name": "t", "inputSchema": schema})], "# header")
+    fields = {f.name: f.annotation for f in models.fields["TInput"]}
+    assert fields == {f"field___{naming.short_hash('_')}": "str | None", "field__": "int | None"}

@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 class AirportsFindByCodeInput(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
     code: Annotated[
@@ -21,6 +22,7 @@ class AirportsFindByCodeInput(BaseModel):
 
 class AirportsFindByCodeOutput(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
     result: Annotated[str, Field(title="Result")]
@@ -28,6 +30,7 @@ class AirportsFindByCodeOutput(BaseModel):
 
 class CancelBookingInput(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
     notify: Annotated[bool | None, Field(title="Notify")] = True
@@ -37,6 +40,7 @@ class CancelBookingInput(BaseModel):
 
 class CancelBookingOutput(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
     result: Annotated[str, Field(title="Result")]
@@ -44,6 +48,7 @@ class CancelBookingOutput(BaseModel):
 
 class ConvertTemperatureInput(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
     to: Annotated[
@@ -54,6 +59,7 @@ class ConvertTemperatureInput(BaseModel):
 
 class ConvertTemperatureOutput(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
     result: Annotated[str, Field(title="Result")]
@@ -61,6 +67,7 @@ class ConvertTemperatureOutput(BaseModel):
 
 class PriceItineraryInputLeg(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
     cabin: Annotated[
@@ -82,6 +89,7 @@ class PriceItineraryInputLeg(BaseModel):
 
 class PriceItineraryInputTraveler(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
     age: Annotated[
@@ -97,6 +105,7 @@ class PriceItineraryInputTraveler(BaseModel):
 
 class PriceItineraryInput(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
     currency: Annotated[
@@ -115,6 +124,7 @@ class PriceItineraryInput(BaseModel):
 
 class PriceItineraryOutput(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
     currency: Annotated[

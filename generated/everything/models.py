@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 class EchoInput(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
     message: Annotated[str, Field(description="Message to echo")]
@@ -18,6 +19,7 @@ class EchoInput(BaseModel):
 
 class GetAnnotatedMessageInput(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
     include_image: Annotated[
@@ -35,12 +37,14 @@ class GetAnnotatedMessageInput(BaseModel):
 
 class GetEnvInput(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
 
 
 class GetResourceLinksInput(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
     count: Annotated[
@@ -51,6 +55,7 @@ class GetResourceLinksInput(BaseModel):
 
 class GetResourceReferenceInput(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
     resource_id: Annotated[
@@ -64,6 +69,7 @@ class GetResourceReferenceInput(BaseModel):
 
 class GetStructuredContentInput(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
     location: Annotated[
@@ -83,6 +89,7 @@ class GetStructuredContentOutput(BaseModel):
 
 class GetSumInput(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
     a: Annotated[float, Field(description="First number")]
@@ -91,12 +98,14 @@ class GetSumInput(BaseModel):
 
 class GetTinyImageInput(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
 
 
 class GzipFileAsResourceInput(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
     data: Annotated[
@@ -116,6 +125,7 @@ class GzipFileAsResourceInput(BaseModel):
 
 class SimulateResearchQueryInput(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
     ambiguous: Annotated[
@@ -129,18 +139,21 @@ class SimulateResearchQueryInput(BaseModel):
 
 class ToggleSimulatedLoggingInput(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
 
 
 class ToggleSubscriberUpdatesInput(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
 
 
 class TriggerLongRunningOperationInput(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
     duration: Annotated[

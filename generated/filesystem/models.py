@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 class CreateDirectoryInput(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
     path: str
@@ -26,6 +27,7 @@ class CreateDirectoryOutput(BaseModel):
 
 class DirectoryTreeInput(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
     exclude_patterns: Annotated[list[str] | None, Field(alias="excludePatterns")] = []
@@ -42,6 +44,7 @@ class DirectoryTreeOutput(BaseModel):
 
 class EditFileInputEdit(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
     new_text: Annotated[str, Field(alias="newText", description="Text to replace with")]
@@ -53,6 +56,7 @@ class EditFileInputEdit(BaseModel):
 
 class EditFileInput(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
     dry_run: Annotated[
@@ -75,6 +79,7 @@ class EditFileOutput(BaseModel):
 
 class GetFileInfoInput(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
     path: str
@@ -90,6 +95,7 @@ class GetFileInfoOutput(BaseModel):
 
 class ListAllowedDirectoriesInput(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
 
@@ -104,6 +110,7 @@ class ListAllowedDirectoriesOutput(BaseModel):
 
 class ListDirectoryInput(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
     path: str
@@ -119,6 +126,7 @@ class ListDirectoryOutput(BaseModel):
 
 class ListDirectoryWithSizesInput(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
     path: str
@@ -138,6 +146,7 @@ class ListDirectoryWithSizesOutput(BaseModel):
 
 class MoveFileInput(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
     destination: str
@@ -154,6 +163,7 @@ class MoveFileOutput(BaseModel):
 
 class ReadFileInput(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
     head: Annotated[
@@ -177,6 +187,7 @@ class ReadFileOutput(BaseModel):
 
 class ReadMediaFileInput(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
     path: str
@@ -221,6 +232,7 @@ class ReadMediaFileOutput(BaseModel):
 
 class ReadMultipleFilesInput(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
     paths: Annotated[
@@ -242,6 +254,7 @@ class ReadMultipleFilesOutput(BaseModel):
 
 class ReadTextFileInput(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
     head: Annotated[
@@ -265,6 +278,7 @@ class ReadTextFileOutput(BaseModel):
 
 class SearchFilesInput(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
     exclude_patterns: Annotated[list[str] | None, Field(alias="excludePatterns")] = []
@@ -282,6 +296,7 @@ class SearchFilesOutput(BaseModel):
 
 class WriteFileInput(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
     content: str

@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 class ConvertTimeInput(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
     source_timezone: Annotated[
@@ -35,6 +36,7 @@ class ConvertTimeInput(BaseModel):
 
 class ConvertTimeOutputTimeResult(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
     datetime: Annotated[str, Field(title="Datetime")]
@@ -45,6 +47,7 @@ class ConvertTimeOutputTimeResult(BaseModel):
 
 class ConvertTimeOutput(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
     source: ConvertTimeOutputTimeResult
@@ -54,6 +57,7 @@ class ConvertTimeOutput(BaseModel):
 
 class GetCurrentTimeInput(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
     timezone: Annotated[
@@ -67,6 +71,7 @@ class GetCurrentTimeInput(BaseModel):
 
 class GetCurrentTimeOutput(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
     datetime: Annotated[str, Field(title="Datetime")]

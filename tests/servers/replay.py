@@ -13,6 +13,7 @@ environment and command line, as careless servers do), leak-in-result / leak-in-
 tool result, plain or `isError`, whose text is that same quote). Without --fault, the
 REPLAY_FAULT environment variable (if set) names the mode, so a locked server can be switched.
 --note TEXT is accepted and ignored: a place to pass a value on the command line.
+--record FILE appends the params of every tools/call to FILE, one JSON line each, as received.
 --barrier DIR:N: before answering tools/list, drop a file in DIR and wait until N files are there
 (proves that N servers are being locked at the same time, without timing anything).
 """
@@ -42,6 +43,7 @@ def main() -> None:
     parser.add_argument("--barrier", default="")
     parser.add_argument("--protocol", default="2025-11-25")
     parser.add_argument("--note", default="")
+    parser.add_argument("--record", default="", help="append each tools/call's params to this file (JSON lines)")
     options = parser.parse_args()
     data = json.loads(Path(options.tools).read_text(encoding="utf-8"))
     tools: list[Any] = data["tools"] if isinstance(data, dict) else data
@@ -115,6 +117,9 @@ def serve(
             send({"jsonrpc": "2.0", "id": ident, "result": result})
         elif method == "tools/call":
             params = request.get("params") or {}
+            if options.record:  # as received: json keeps 1 and 1.0 apart
+                with open(options.record, "a", encoding="utf-8") as record:
+                    record.write(json.dumps(params) + "\n")
             if options.fault == "error-on-call":
                 send({"jsonrpc": "2.0", "id": ident, "error": {"code": -32050, "message": f"denied: {leaks()}"}})
             elif options.fault in ("leak-in-result", "leak-in-error-result"):
