@@ -22,7 +22,7 @@ REPO = Path(__file__).resolve().parent.parent
 PY = sys.executable
 BENCHES = ("startup.py", "lock.py", "generate.py", "lint.py", "search.py", "runtime.py", "load.py")
 PACKAGES = ("mcpvend", "mcp", "pydantic", "datamodel-code-generator", "black", "jsonschema", "mcp-server-time")
-FUZZ = REPO / "bench" / "fuzz-last.txt"  # written by the long fuzz profile (make long), not run here
+FUZZ = sorted((REPO / "bench").glob("fuzz-last-*.txt"))  # written by the long fuzz profile (make long)
 
 
 def machine() -> list[str]:
@@ -85,8 +85,9 @@ def main() -> None:
         output, passed, elapsed = run(script)
         ok = ok and passed
         lines += [f"## bench/{script} ({elapsed:.0f} s)", "", "```", output, "```", ""]
-    if FUZZ.is_file():
-        lines += ["## Long fuzz profile (last run: `make long`)", "", "```", FUZZ.read_text().rstrip(), "```", ""]
+    if FUZZ:
+        shards = "\n\n".join(path.read_text(encoding="utf-8").rstrip() for path in FUZZ)
+        lines += ["## Long fuzz profile (last run: `make long`)", "", "```", shards, "```", ""]
     (REPO / "bench" / "RESULTS.md").write_text("\n".join(lines), encoding="utf-8")
     print(f"wrote bench/RESULTS.md ({len(scripts)} scripts)", file=sys.stderr)
     sys.exit(0 if ok else 1)

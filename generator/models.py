@@ -64,17 +64,58 @@ def generate_models(tools: Sequence[tuple[str, dict[str, Any]]], header: str) ->
             properties |= property_names(schema)
         documents.append(document)
     aliases = naming.field_aliases(properties)
-    while True:  # ends: each alias takes a suffix at most once
+    while True:  # ends: each property takes a suffixed name at most once
         try:
             source = _generate(documents, aliases, header)
-            break
         except _AliasClash as clash:  # another field got that name after all: this alias alone takes a suffix
-            if clash.field not in aliases or aliases[clash.field].endswith(naming.short_hash(clash.field)):
-                raise MCPVendError(f"datamodel-code-generator failed: {clash}") from None
-            aliases = {**aliases, clash.field: f"{aliases[clash.field]}_{naming.short_hash(clash.field)}"}
+            aliases = _suffixed(aliases, {clash.field}, str(clash))
+            continue
+        if not isinstance(source, str) or not (ambiguous := _names_meeting_keys(source)):
+            break
+        aliases = _suffixed(aliases, ambiguous, f"field names {sorted(ambiguous)} stay ambiguous")
     if not isinstance(source, str):
         raise MCPVendError("datamodel-code-generator returned several modules where one was expected")
     return _read(source, wanted={f"{stem}Input" for stem, _ in tools})
+
+
+def _suffixed(aliases: dict[str, str], properties: set[str], why: str) -> dict[str, str]:
+    """`aliases` with each of `properties` named after itself plus its hash (an error if it already is)."""
+    renamed = dict(aliases)
+    for prop in sorted(properties):
+        suffix = naming.short_hash(prop)
+        base = aliases.get(prop) or naming.snake(prop, fallback="field")
+        if base.endswith(suffix):
+            raise MCPVendError(f"datamodel-code-generator failed: {why}")
+        renamed[prop] = naming.safe(f"{base}_{suffix}")
+    return renamed
+
+
+def _names_meeting_keys(source: str) -> set[str]:
+    """Properties whose field name is another property's key in the same model.
+
+    Models accept field names as well as keys (so that wrappers can pass keyword arguments), so
+    `x` (the field of key `X`) beside key `x` (field `x_1`) would fill both fields from one key.
+    """
+    meeting: set[str] = set()
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.ClassDef):
+            keys = {name: _key(item) or name for item in node.body if (name := _field_name(item))}
+            meeting |= {key for name, key in keys.items() if key != name and name in keys.values()}
+    return meeting
+
+
+def _field_name(node: ast.stmt) -> str | None:
+    return node.target.id if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) else None
+
+
+def _key(node: ast.stmt) -> str | None:
+    """The `alias=` of a field, if it has one."""
+    for call in ast.walk(node):
+        if isinstance(call, ast.Call) and ast.unparse(call.func) == "Field":
+            for keyword in call.keywords:
+                if keyword.arg == "alias" and isinstance(keyword.value, ast.Constant):
+                    return str(keyword.value.value)
+    return None
 
 
 class _AliasClash(Exception):

@@ -14,7 +14,9 @@ on a copy, without changing what a valid instance is (at most, a model accepts m
   typed wrappers would not send them): it gets `"additionalProperties": true`.
 - `patternProperties` beside declared properties, other keys or another pattern become a dict keyed
   by one pattern, which refuses valid keys: such objects accept any other key instead.
-- `allOf` with one branch becomes a class typed from part of it: the branch is merged in.
+- `allOf` with one branch becomes a class typed from part of it: the branch is merged in; `allOf`
+  over plain objects becomes a class named after the property (or the tool's own input class):
+  the objects are merged into one.
 - formats whose Python type would alter the value or need another package are left as strings.
 """
 
@@ -96,12 +98,14 @@ def for_codegen(schema: dict[str, Any]) -> dict[str, Any]:
     prepared = copy.deepcopy(schema)
     _hoist_local_refs(prepared)
     for node in subschemas(prepared):
+        # The first three move keywords into this node, where the steps after them must see them.
         _unwrap_lone_all_of(node)
-        _loosen_pattern_map(node)
+        _merge_object_all_of(node)
+        _fold_nullable(node)
+        _loosen_pattern_map(node, top=node is prepared)
         if node.get("format") in _LOSSY_FORMATS:
             del node["format"]
         _open_object(node)
-        _fold_nullable(node)
         if "default" in node and node["default"] is None and not _admits_null(node):
             del node["default"]
         if "default" in node:
@@ -121,13 +125,44 @@ def _unwrap_lone_all_of(node: dict[str, Any]) -> None:
         node.update(branch)
 
 
-def _loosen_pattern_map(node: dict[str, Any]) -> None:
+_MERGEABLE = frozenset({"type", "properties", "required", "title", "description"})
+
+
+def _merge_object_all_of(node: dict[str, Any]) -> None:
+    """`allOf` over plain objects is one object with every branch's properties. The generator names
+    the class it merges them into after the property alone (`X`, then `X1` in another tool), or
+    even takes the tool's own `...Input` name; merged here, the object is named like any other."""
+    branches = node.get("allOf")
+    if not isinstance(branches, list) or not branches or node.get("type", "object") != "object":
+        return
+    if any(k not in _MERGEABLE | {"allOf", "default", "examples"} for k in node):
+        return
+    for branch in branches:
+        if not isinstance(branch, dict) or branch.get("type") != "object" or not branch.keys() <= _MERGEABLE:
+            return
+        if not isinstance(branch.get("properties", {}), dict) or not isinstance(branch.get("required", []), list):
+            return
+    properties: dict[str, Any] = {}
+    required: list[str] = []
+    for branch in branches:
+        for name, schema in branch.get("properties", {}).items():
+            properties[name] = {"allOf": [properties[name], schema]} if name in properties else schema
+        required += [r for r in branch.get("required", []) if r not in required]
+    del node["allOf"]
+    node.update(type="object", properties=properties)
+    if required:
+        node["required"] = required
+
+
+def _loosen_pattern_map(node: dict[str, Any], *, top: bool) -> None:
     """The generator types `patternProperties` as a dict keyed by that pattern alone: right only
-    for one pattern, no declared properties and no other keys. Otherwise the keys are left untyped."""
+    for one pattern, no declared properties and no other keys. Otherwise the keys are left untyped;
+    so are a tool's top-level ones, whose value class would take the tool's own `...Input` name."""
     patterns = node.get("patternProperties")
     if not isinstance(patterns, dict):
         return
-    if len(patterns) == 1 and not node.get("properties") and node.get("additionalProperties") is False:
+    alone = len(patterns) == 1 and not node.get("properties") and node.get("additionalProperties") is False
+    if alone and not top:
         return
     del node["patternProperties"]
     node["additionalProperties"] = True
@@ -157,7 +192,9 @@ def _fold_nullable(node: dict[str, Any]) -> None:
     if not isinstance(options, list) or len(options) != 2 or {"type": "null"} not in options:
         return
     other = options[0] if options[1] == {"type": "null"} else options[1]
-    if isinstance(other, dict) and isinstance(other.get("type"), str) and set(other) <= _TYPE_LOCAL:
+    # Not objects: `"type": ["object", "null"]` loses its null in the generator (a map becomes `dict`).
+    scalar = isinstance(other, dict) and isinstance(other.get("type"), str) and other["type"] != "object"
+    if scalar and set(other) <= _TYPE_LOCAL:
         del node["anyOf"]
         node.update({k: v for k, v in other.items() if k not in node}, type=[other["type"], "null"])
 

@@ -8,10 +8,11 @@ be the served description; and every instance drawn with a schema must validate 
 generated input model and reach the server unchanged, through the typed wrapper and through
 the ToolSet.
 
-Profiles: `make test` runs FAST_EXAMPLES examples from a fixed seed (the same ones every run);
+Profiles: `make test` runs FAST_EXAMPLES examples from fixed seeds (the same ones every run);
 `make long` (MCPVEND_FUZZ=long) runs LONG_EXAMPLES from a new seed and writes its figures to
-bench/fuzz-last.txt, which `make bench` copies into bench/RESULTS.md. MCPVEND_FUZZ_EXAMPLES=N
-changes the count, MCPVEND_FUZZ_SEED=S replays a long run.
+bench/fuzz-last-*.txt, which `make bench` copies into bench/RESULTS.md. The examples are split
+into SHARDS files so that pytest-xdist runs them side by side. MCPVEND_FUZZ_EXAMPLES=N changes
+the count, MCPVEND_FUZZ_SEED=S replays a long run.
 """
 
 from __future__ import annotations
@@ -50,7 +51,7 @@ LONG = os.environ.get("MCPVEND_FUZZ") == "long"
 FAST_EXAMPLES = 500
 LONG_EXAMPLES = 10_000
 EXAMPLES = int(os.environ.get("MCPVEND_FUZZ_EXAMPLES", LONG_EXAMPLES if LONG else FAST_EXAMPLES))
-RECORD = REPO / "bench" / "fuzz-last.txt"
+SHARDS = 2  # tests/test_fuzz.py and tests/test_fuzz_shard2.py, each EXAMPLES / SHARDS examples
 SERVER = "fuzz"
 
 
@@ -204,7 +205,8 @@ class Example:
 async def send_every_instance(pkg: ModuleType, example: Example, tally: Tally) -> None:
     """Each instance: valid under its schema, accepted by the input model, received as given."""
     server = importlib.import_module(f"{example.package}.{SERVER}")
-    tool_error = importlib.import_module(f"{example.package}._runtime.tools").ToolError
+    runtime = importlib.import_module(f"{example.package}._runtime.tools")
+    tool_error = runtime.ToolError
     by_name = {entry["tool"]["name"]: entry for entry in example.manifest()["tools"]}
     sound = [t for t in example.tool_list.tools if not t.reject and t.name in example.tool_list.expected_locked]
     async with server.connect() as tools, pkg.toolset([SERVER], mode="direct") as toolset:
@@ -216,7 +218,7 @@ async def send_every_instance(pkg: ModuleType, example: Example, tally: Tally) -
             for instance in fuzz_tool.instances:
                 tally.instances += 1
                 jsonschema.Draft202012Validator(fuzz_tool.tool["inputSchema"]).validate(instance)
-                validated = model.model_validate(instance)
+                validated = runtime.from_wire(model, instance)  # as the wrappers read JSON
                 with contextlib.suppress(tool_error):  # with an outputSchema, the replay server's echo is no output
                     await method(validated)
                 sent = example.received()
@@ -228,8 +230,20 @@ async def send_every_instance(pkg: ModuleType, example: Example, tally: Tally) -
 
 
 def json_equal(a: Any, b: Any) -> bool:
-    """Equality as JSON Schema sees it (1 is 1.0), for the typed wrapper: it sends its model's dump."""
-    return json.loads(json.dumps(a, sort_keys=True)) == json.loads(json.dumps(b, sort_keys=True))
+    """Equality for the typed wrapper, which sends its model's dump: `same`, except that a number may
+    come back as the float its `number` field holds (exact for integers up to 2**53, nearest above)."""
+    if (
+        isinstance(a, int | float)
+        and isinstance(b, int | float)
+        and not isinstance(a, bool)
+        and not isinstance(b, bool)
+    ):
+        return float(a) == float(b)
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(json_equal(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(json_equal(x, y) for x, y in zip(a, b, strict=True))
+    return same(a, b)
 
 
 @pytest.fixture(scope="module")
@@ -242,30 +256,29 @@ def workspace(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, 
         probe.close()
 
 
-def record(tally: Tally, seed: int | None) -> None:
-    """The long profile's figures, for bench/RESULTS.md."""
+def record(tally: Tally, shard: int, chosen: int) -> None:
+    """A long run's figures, one file per shard, for bench/RESULTS.md."""
     used = ", ".join(f"{k} {tally.schemas[k]}" for k in KEYWORDS)
     lines = [
-        f"date: {datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} UTC; machine: {os.cpu_count()} CPUs, "
-        f"{platform.system()} {platform.machine()}; Python {platform.python_version()}",
-        f"examples: {tally.examples} tool lists (seed {seed}), {tally.tools} tools locked, {tally.rejected} rejected"
-        f" as built to be, {tally.instances} instances sent through the wrapper and the ToolSet",
+        f"shard {shard} of {SHARDS}, {datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} UTC; machine: "
+        f"{os.cpu_count()} CPUs, {platform.system()} {platform.machine()}; Python {platform.python_version()}",
+        f"examples: {tally.examples} tool lists (seed {chosen}), {tally.tools} tools locked, {tally.rejected}"
+        f" rejected as built to be, {tally.instances} instances sent through the wrapper and the ToolSet",
         f"schemas using each keyword: {used}",
         f"wall time: {tally.seconds:.0f} s ({tally.seconds / max(tally.examples, 1) * 1000:.0f} ms per example)",
         "result: passed (every output compiled, imported without side effects, kept every docstring and"
         " sent every instance unchanged)",
     ]
-    RECORD.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    (REPO / "bench" / f"fuzz-last-{shard}.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
-@pytest.mark.timeout(0)
-def test_fuzzed_tool_lists_lock_generate_import_and_call(workspace: tuple[Path, ImportProbe]) -> None:
-    root, probe = workspace
+def run_shard(shard: int, root: Path, probe: ImportProbe) -> None:
+    """One shard's share of the examples: fixed seeds in `make test`, a new one per long run."""
     tally = Tally()
+    examples = -(-EXAMPLES // SHARDS)
     profile = settings(
-        max_examples=EXAMPLES,
+        max_examples=examples,
         deadline=None,
-        derandomize=not LONG,
         database=None,
         suppress_health_check=list(HealthCheck),
         print_blob=True,
@@ -295,16 +308,20 @@ def test_fuzzed_tool_lists_lock_generate_import_and_call(workspace: tuple[Path, 
         finally:
             example.close()
 
-    start = time.monotonic()
+    chosen = shard  # the same examples every `make test`
     if LONG:  # a new seed each run, printed and recorded so that a failure can be replayed
-        chosen = int(os.environ.get("MCPVEND_FUZZ_SEED") or random.randrange(2**32))
-        print(f"\nfuzz: seed {chosen} (MCPVEND_FUZZ_SEED={chosen} replays this run)")
-        seed(chosen)(one)()
-    else:
-        chosen = None
-        one()
+        chosen = int(os.environ.get("MCPVEND_FUZZ_SEED") or random.randrange(2**32)) + shard
+        print(f"\nfuzz shard {shard}: seed {chosen} (MCPVEND_FUZZ_SEED={chosen - shard} replays this run)")
+    start = time.monotonic()
+    seed(chosen)(one)()
     tally.seconds = time.monotonic() - start
-    assert tally.examples >= EXAMPLES
-    print(f"\nfuzz: {tally.examples} examples, {tally.tools} tools, {tally.instances} instances, {tally.seconds:.0f} s")
+    assert tally.examples >= examples
+    print(f"\nfuzz shard {shard}: {tally.examples} examples, {tally.tools} tools, {tally.instances} instances")
     if LONG:
-        record(tally, chosen)
+        record(tally, shard, chosen)
+
+
+@pytest.mark.timeout(0)
+def test_fuzzed_tool_lists_lock_generate_import_and_call(workspace: tuple[Path, ImportProbe]) -> None:
+    """Shard 1; tests/test_fuzz_shard2.py runs shard 2 (a file of its own: pytest-xdist gives it a worker)."""
+    run_shard(1, *workspace)

@@ -34,7 +34,7 @@ from .specs import (
     full_spec,
     tokens,
 )
-from .tools import DriftError, Pinning
+from .tools import DriftError, Pinning, from_wire
 
 ModelSize = Literal["small", "medium", "large"]
 PAGE_SIZE = 20
@@ -289,7 +289,7 @@ class ToolSet:
         if not (isinstance(model, type) and issubclass(model, BaseModel)):
             return ""
         try:
-            model.model_validate(dict(arguments))
+            from_wire(model, dict(arguments))
         except ValidationError as exc:
             first = exc.errors()[0]
             where = "".join(

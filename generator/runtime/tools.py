@@ -17,11 +17,13 @@ from .digests import DIGESTED_FIELDS, tool_digests
 from .manifest import Manifest, load_manifest
 
 Pinning = Literal["strict", "warn", "off"]
+
 logger = logging.getLogger("mcpvend.pinning")
 _warned: set[tuple[str, str, str]] = set()
 
 ContentBlock = types.TextContent | types.ImageContent | types.AudioContent | types.ResourceLink | types.EmbeddedResource
 OutputT = TypeVar("OutputT", bound=BaseModel)
+ModelT = TypeVar("ModelT", bound=BaseModel)
 ToolsT = TypeVar("ToolsT", bound="ToolsBase")
 
 
@@ -117,7 +119,7 @@ class ToolsBase:
         result = await self._call(name, input_model, arguments, kwargs)
         if result.structured_content is None:
             raise ToolError(name, result.content, "the server sent no structuredContent for a tool with outputSchema")
-        return output_model.model_validate(result.structured_content)
+        return from_wire(output_model, result.structured_content)
 
     async def call_content(
         self, name: str, input_model: type[BaseModel], arguments: object, kwargs: Mapping[str, Any]
@@ -140,6 +142,40 @@ class ToolsBase:
         return result
 
 
+def from_wire(model: type[ModelT], data: object) -> ModelT:
+    """A model from JSON as a server or model sent it: keys are property names, never field names.
+
+    Generated models also accept field names (for keyword arguments and constructors), so an
+    extra key `foo_bar` would otherwise fill the field of property `fooBar`. (pydantic >= 2.11)
+    """
+    validated = model.model_validate(data, by_alias=True, by_name=False)
+    _keep_only_given(validated, data)
+    return validated
+
+
+def _keep_only_given(value: object, data: object) -> None:
+    """Mark as set only the fields whose keys `data` holds.
+
+    pydantic (2.14) also counts a field as set when an extra key equals its field name (`foo_bar`
+    beside property `fooBar`): the wrappers, which send the set fields, would send `fooBar: null`.
+    """
+    if isinstance(value, RootModel):
+        _keep_only_given(value.root, data)
+    elif isinstance(value, BaseModel) and isinstance(data, Mapping):
+        fields = type(value).model_fields
+        given = {name for name, info in fields.items() if (info.alias or name) in data}
+        value.__pydantic_fields_set__ &= given
+        for name in given:
+            _keep_only_given(getattr(value, name), data[fields[name].alias or name])
+    elif isinstance(value, list | tuple) and isinstance(data, list | tuple):
+        for item, raw in zip(value, data, strict=False):
+            _keep_only_given(item, raw)
+    elif isinstance(value, Mapping) and isinstance(data, Mapping):
+        for key, item in value.items():
+            if key in data:
+                _keep_only_given(item, data[key])
+
+
 def _input(model: type[BaseModel], arguments: object, kwargs: Mapping[str, Any]) -> BaseModel:
     """The validated input: a model instance as given, or one built from keyword arguments.
 
@@ -148,7 +184,7 @@ def _input(model: type[BaseModel], arguments: object, kwargs: Mapping[str, Any])
     if arguments is not None:
         if kwargs:
             raise TypeError("pass either an input model or keyword arguments, not both")
-        return arguments if isinstance(arguments, model) else model.model_validate(arguments)
+        return arguments if isinstance(arguments, model) else from_wire(model, arguments)
     if issubclass(model, RootModel):
         return model.model_validate(dict(kwargs))
     fields = model.model_fields
@@ -158,7 +194,7 @@ def _input(model: type[BaseModel], arguments: object, kwargs: Mapping[str, Any])
         hint = f" (property {unknown[0]!r} is parameter {by_alias[unknown[0]]!r})" if unknown[0] in by_alias else ""
         raise TypeError(f"unexpected keyword argument {unknown[0]!r}{hint}")
     present = {k: v for k, v in kwargs.items() if v is not None or fields[k].is_required()}
-    return model.model_validate(present)
+    return model.model_validate(present, by_alias=False, by_name=True)
 
 
 @asynccontextmanager

@@ -23,7 +23,7 @@ from .manifest import load_manifest
 from .pool import DEFAULT_TIMEOUT, CallFailed, Connection, Pool
 from .results import DEFAULT_MAX_CHARS, MediaStore, ModelResult, error_result, normalize
 from .specs import GET_TOOL_SCHEMA, META_NAMES, META_TOOLS, Format, Mode, ToolSpec, compact_spec, full_spec, tokens
-from .tools import DriftError, Pinning
+from .tools import DriftError, Pinning, from_wire
 
 ModelSize = Literal["small", "medium", "large"]
 PAGE_SIZE = 20
@@ -238,7 +238,7 @@ class ToolSet:
         if not (isinstance(model, type) and issubclass(model, BaseModel)):
             return ""
         try:
-            model.model_validate(dict(arguments))
+            from_wire(model, dict(arguments))
         except ValidationError as exc:
             first = exc.errors()[0]
             where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in first["loc"])
