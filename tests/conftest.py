@@ -237,3 +237,11 @@ class OverlapRanker:
         wanted = set(tokenize(query))
         hits = [Hit(key, float(len(wanted & terms))) for key, terms in self.terms if wanted & terms]
         return sorted(hits, key=lambda h: (-h.score, h.key))[: max(limit, 0)]
+
+
+def record_long_run(name: str, line: str) -> None:
+    """A kill test's figures, kept when run with MCPVEND_KILLS set (the long profile, `make long`),
+    for bench/RESULTS.md (bench/results.py copies bench/long-*.txt)."""
+    if os.environ.get("MCPVEND_KILLS"):
+        stamp = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+        (REPO / "bench" / f"long-{name}.txt").write_text(f"{stamp}: {line}\n", encoding="utf-8")

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import PY, corpus_servers, mcpvend, replay, write_config, write_tools
+from conftest import PY, corpus_servers, mcpvend, record_long_run, replay, write_config, write_tools
 
 from generator import lockfile
 
@@ -138,10 +138,12 @@ def test_sigkill_mid_lock_leaves_each_lockfile_old_or_new(tmp_path: Path) -> Non
     assert run.code == 0, run.err
     assert lockfile_bytes(lockfiles, names) == new
     assert sorted(p.name for p in lockfiles.iterdir()) == sorted(f"{n}.lock.json" for n in names)
-    print(
-        f"\n{KILLS} kills of `mcpvend lock` (uninterrupted run {duration:.2f} s): {dict(landed)};"
-        f" per server: {dict(sorted(per_server.items()))}; temporary files left: {leftovers}"
+    figures = (
+        f"{KILLS} SIGKILLs of `mcpvend lock` (5 servers, uninterrupted run {duration:.2f} s): {dict(landed)};"
+        f" per server: {dict(sorted(per_server.items()))}; partial lockfiles 0; temporary files left: {leftovers}"
     )
+    print(f"\n{figures}")
+    record_long_run("kill-lock", figures)
 
 
 # --- a kill at the worst point: after the temporary file is written, before the rename -------
