@@ -100,7 +100,7 @@ def for_codegen(schema: dict[str, Any]) -> dict[str, Any]:
     for node in subschemas(prepared):
         # The first three move keywords into this node, where the steps after them must see them.
         _unwrap_lone_all_of(node)
-        _merge_object_all_of(node)
+        _merge_object_all_of(node, prepared)
         _fold_nullable(node)
         _loosen_pattern_map(node, top=node is prepared)
         if node.get("format") in _LOSSY_FORMATS:
@@ -128,17 +128,22 @@ def _unwrap_lone_all_of(node: dict[str, Any]) -> None:
 _MERGEABLE = frozenset({"type", "properties", "required", "title", "description"})
 
 
-def _merge_object_all_of(node: dict[str, Any]) -> None:
-    """`allOf` over plain objects is one object with every branch's properties. The generator names
-    the class it merges them into after the property alone (`X`, then `X1` in another tool), or
-    even takes the tool's own `...Input` name; merged here, the object is named like any other."""
+def _merge_object_all_of(node: dict[str, Any], root: dict[str, Any]) -> None:
+    """`allOf` over plain objects (inline, or `$ref`s to them) is one object with every branch's
+    properties. The generator names the class it merges them into after the property alone (`X`,
+    then `X1` in another tool), or even takes the tool's own `...Input` name; merged here, the
+    object is named like any other."""
     branches = node.get("allOf")
     if not isinstance(branches, list) or not branches or node.get("type", "object") != "object":
         return
     if any(k not in _MERGEABLE | {"allOf", "default", "examples"} for k in node):
         return
+    branches = [_resolve(root, b["$ref"]) if isinstance(b, dict) and b.keys() == {"$ref"} else b for b in branches]
     for branch in branches:
-        if not isinstance(branch, dict) or branch.get("type") != "object" or not branch.keys() <= _MERGEABLE:
+        if not isinstance(branch, dict) or branch.get("type") != "object":
+            return
+        open_branch = branch.get("additionalProperties", True) is True
+        if not open_branch or not branch.keys() <= _MERGEABLE | {"additionalProperties"}:
             return
         if not isinstance(branch.get("properties", {}), dict) or not isinstance(branch.get("required", []), list):
             return

@@ -98,11 +98,18 @@ def test_a_top_level_pattern_map_keeps_the_input_class_name() -> None:
 def test_all_of_over_objects_is_one_class_named_after_its_tool() -> None:
     """Merged by the generator, it was named after the property alone (`X`, then `X1` in another tool)."""
     branches = [
-        {"type": "object", "properties": {"a": {"type": "string"}}},
+        {"$ref": "#/$defs/Thing"},
         {"type": "object", "properties": {"b": {"type": "integer"}}, "required": ["b"]},
     ]
-    module = models_of({"type": "object", "properties": {"x": {"allOf": branches}}})
-    assert hasattr(module, "TInputX") and not hasattr(module, "X")
+    schema = {
+        "type": "object",
+        "properties": {"x": {"allOf": branches}},
+        "$defs": {"Thing": {"type": "object", "properties": {"a": {"type": "string"}}}},
+    }
+    tools = [(stem, {"name": stem.lower(), "inputSchema": schema}) for stem in ("T", "U")]
+    classes = generate_models(tools, "# test").classes
+    assert {"TInputX", "UInputX"} <= classes and not {"X", "X1"} & classes
+    module = models_of(schema)
     assert sent(module, {"x": {"a": "s", "b": 1, "c": None}}) == {"x": {"a": "s", "b": 1, "c": None}}
     with pytest.raises(ValueError, match="b"):
         from_wire(module.TInput, {"x": {"a": "s"}})
