@@ -120,11 +120,18 @@ def _unwrap_lone_all_of(node: dict[str, Any]) -> None:
     if not isinstance(branches, list) or len(branches) != 1:
         return
     [branch] = branches
-    if isinstance(branch, dict) and "$ref" not in branch and not (branch.keys() & (node.keys() - {"allOf"})):
-        del node["allOf"]
-        node.update(branch)
+    if not isinstance(branch, dict) or "$ref" in branch:
+        return
+    if branch.keys() & (node.keys() - {"allOf"}) - _ANNOTATIONS:  # two constraints on one keyword: leave them
+        return
+    del node["allOf"]
+    node.update({k: v for k, v in branch.items() if k not in node})  # annotations: the outer ones win
 
 
+# Keywords that describe a value without constraining it.
+_ANNOTATIONS = frozenset(
+    {"title", "description", "default", "examples", "$comment", "deprecated", "readOnly", "writeOnly"}
+)
 _MERGEABLE = frozenset({"type", "properties", "required", "title", "description"})
 
 

@@ -34,6 +34,16 @@ def sent(module: types.ModuleType, instance: dict[str, Any]) -> Any:
     return from_wire(module.TInput, instance).model_dump(mode="json", by_alias=True, exclude_unset=True)
 
 
+TAGGED = {
+    "oneOf": [
+        {
+            "type": "object",
+            "properties": {"nq": {"type": "string"}, "kind": {"const": "variant-0"}},
+            "required": ["kind"],
+        },
+        {"type": "object", "properties": {"kind": {"const": "variant-1"}}, "required": ["kind"]},
+    ]
+}
 CASES = {
     "an open object keeps undeclared keys": (
         {"type": "object", "properties": {"a": {"type": "string"}}},
@@ -74,6 +84,24 @@ CASES = {
             "additionalProperties": {"type": "string"},
         },
         {"a": 1, "x_1": 2.5, "other": "s"},
+    ),
+    "a one-branch allOf with its own title keeps every branch of the union inside": (
+        {
+            "type": "object",
+            "additionalProperties": {
+                "allOf": [
+                    {
+                        "anyOf": [
+                            {"anyOf": [TAGGED, {"type": "string", "minLength": 1}], "title": "inner"},
+                        ],
+                        "title": "t",
+                    }
+                ],
+                "title": "",
+                "default": "0",
+            },
+        },
+        {"s": "0", "o": {"nq": "s", "kind": "variant-0"}, "p": {"kind": "variant-1"}},
     ),
     "a one-branch allOf over an array with prefixItems": (
         {"type": "object", "properties": {"a": {"allOf": [{"type": "array", "prefixItems": [{"type": "number"}]}]}}},

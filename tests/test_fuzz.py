@@ -311,7 +311,7 @@ def run_shard(shard: int, root: Path, probe: ImportProbe) -> None:
     chosen = shard  # the same examples every `make test`
     if LONG:  # a new seed each run, printed and recorded so that a failure can be replayed
         chosen = int(os.environ.get("MCPVEND_FUZZ_SEED") or random.randrange(2**32)) + shard
-        print(f"\nfuzz shard {shard}: seed {chosen} (MCPVEND_FUZZ_SEED={chosen - shard} replays this run)")
+        print(f"\nfuzz shard {shard}: seed {chosen} (MCPVEND_FUZZ_SEED={chosen - shard} replays this shard)")
     start = time.monotonic()
     seed(chosen)(one)()
     tally.seconds = time.monotonic() - start
