@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import socket
@@ -9,8 +10,10 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -245,3 +248,25 @@ def record_long_run(name: str, line: str) -> None:
     if os.environ.get("MCPVEND_KILLS"):
         stamp = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
         (REPO / "bench" / f"long-{name}.txt").write_text(f"{stamp}: {line}\n", encoding="utf-8")
+
+
+@contextmanager
+def locked_package(root: Path, package: str) -> Iterator[ModuleType]:
+    """The servers of `root`'s config locked and generated into `root/package`, imported while in use."""
+    for args in (("lock",), ("--output", package, "generate")):
+        run = mcpvend(*args, cwd=root)
+        assert run.code == 0, run.err
+    sys.path.insert(0, str(root))
+    try:
+        yield importlib.import_module(package)
+    finally:
+        sys.path.remove(str(root))
+
+
+@pytest.fixture(scope="module")
+def crashy(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest) -> Iterator[ModuleType]:
+    """tests/servers/crashy.py locked and generated into a package named after the test module."""
+    root = tmp_path_factory.mktemp("crashy")
+    write_config(root, {"crashy": {"command": PY, "args": [str(SERVERS / "crashy.py")]}})
+    with locked_package(root, f"crashy_{request.module.__name__}") as package:
+        yield package

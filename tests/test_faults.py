@@ -9,11 +9,9 @@ server by its fault file. Lock's stdio faults are in tests/test_lock_faults.py.
 from __future__ import annotations
 
 import gc
-import importlib
 import logging
 import socket
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -22,7 +20,7 @@ from types import ModuleType
 from typing import Any
 
 import pytest
-from conftest import GOOD_TOOLS, PY, SERVERS, free_port, mcpvend, replay, write_config, write_tools
+from conftest import GOOD_TOOLS, PY, SERVERS, free_port, locked_package, mcpvend, replay, write_config, write_tools
 
 MALFORMED = {"name": "no_type", "description": "inputSchema has no type", "inputSchema": {"properties": {}}}
 STDIO_CAUSES = {
@@ -100,14 +98,8 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Project]:
         url = f"http://127.0.0.1:{port}/mcp"
         write_config(root, servers(root, good_tools, url))
         write_config(root, servers(root, good_tools, url, bad_timeout=2), name="short-timeout.toml")
-        for args in (("lock",), ("--output", "faultpkg", "generate")):
-            run = mcpvend(*args, cwd=root)
-            assert run.code == 0, run.err
-        sys.path.insert(0, str(root))
-        try:
-            yield Project(root, good_tools, odd_tools, fault_file, importlib.import_module("faultpkg"))
-        finally:
-            sys.path.remove(str(root))
+        with locked_package(root, "faultpkg") as package:
+            yield Project(root, good_tools, odd_tools, fault_file, package)
     finally:
         stop(web)
 

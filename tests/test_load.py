@@ -7,11 +7,9 @@ No assertion here depends on how fast the machine is; `python bench/load.py` pri
 from __future__ import annotations
 
 import gc
-import importlib
 import os
-import sys
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -19,7 +17,6 @@ from typing import Any
 
 import anyio
 import pytest
-from conftest import PY, SERVERS, mcpvend, write_config
 
 pytestmark = pytest.mark.anyio
 
@@ -32,21 +29,6 @@ PAYLOAD = 16 * 1024  # characters of padding per echo: a retained result is big 
 # the SDK's message, our CallToolResult and the JSON line each hold another copy.
 RSS_GROWTH_BOUND = 6 * 2**20
 HANG_GUARD = 300  # seconds: only so that a lost call fails the test instead of hanging it
-
-
-@pytest.fixture(scope="module")
-def crashy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ModuleType]:
-    """tests/servers/crashy.py locked and generated into a package of its own, importable as `loadpkg`."""
-    root = tmp_path_factory.mktemp("load")
-    write_config(root, {"crashy": {"command": PY, "args": [str(SERVERS / "crashy.py")]}})
-    for args in (("lock",), ("--output", "loadpkg", "generate")):
-        run = mcpvend(*args, cwd=root)
-        assert run.code == 0, run.err
-    sys.path.insert(0, str(root))
-    try:
-        yield importlib.import_module("loadpkg")
-    finally:
-        sys.path.remove(str(root))
 
 
 def rss() -> int:

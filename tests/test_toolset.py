@@ -5,7 +5,6 @@ from __future__ import annotations
 import importlib
 import json
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -24,21 +23,6 @@ def generated() -> ModuleType:
     node_server("server-everything")
     node_server("server-filesystem")
     return importlib.import_module("generated")
-
-
-@pytest.fixture(scope="module")
-def crashy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ModuleType]:
-    """tests/servers/crashy.py locked and generated into a package of its own, importable as `crashypkg`."""
-    root = tmp_path_factory.mktemp("crashy")
-    write_config(root, {"crashy": {"command": PY, "args": [str(SERVERS / "crashy.py")]}})
-    for args in (("lock",), ("--output", "crashypkg", "generate")):
-        run = mcpvend(*args, cwd=root)
-        assert run.code == 0, run.err
-    sys.path.insert(0, str(root))
-    try:
-        yield importlib.import_module("crashypkg")
-    finally:
-        sys.path.remove(str(root))
 
 
 def text_of(result: Any) -> Any:
@@ -140,7 +124,7 @@ async def test_pydantic_model_validation_runs_too(crashy: ModuleType) -> None:
     """jsonschema does not check `format`; the generated model (a `date` field) does, so both must run."""
     async with crashy.toolset() as ts:
         entry = ts.catalog.by_provider["crashy__weekday"]
-        assert entry.input_class == "WeekdayInput" and entry.models == "crashypkg.crashy.models"
+        assert entry.input_class == "WeekdayInput" and entry.models == f"{crashy.__name__}.crashy.models"
         assert (await ts.call("crashy__weekday", {"day": "2026-11-22"})).text == "Sunday"
         bad = await ts.call("crashy__weekday", {"day": "the 22nd"})
         assert (
