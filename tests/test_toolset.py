@@ -302,6 +302,19 @@ async def test_a_server_that_hangs_at_start_times_out(crashy: ModuleType) -> Non
         assert result.is_error and result.text == "server 'crashy' did not start within 1 s"
 
 
+async def test_a_caller_cancelled_while_its_server_starts_leaves_no_server_running(crashy: ModuleType) -> None:
+    ts = crashy.toolset(timeout=30.0)
+    connection = ts.pool.connections["crashy"]
+    connection.target = type(connection.target)(command="sleep", args=("47.25",))
+    async with ts:
+        with anyio.move_on_after(1.0) as scope:
+            await ts.call("crashy__echo", {"text": "x"})
+        assert scope.cancelled_caught
+        with anyio.fail_after(5):
+            while (await anyio.run_process(["pgrep", "-f", "sleep 47.25"], check=False)).returncode == 0:
+                await anyio.sleep(0.05)
+
+
 async def test_media_that_cannot_be_kept_is_an_error_result(generated: ModuleType, tmp_path: Path) -> None:
     not_a_directory = tmp_path / "file"
     not_a_directory.write_text("", encoding="utf-8")
