@@ -18,6 +18,7 @@ import json
 import logging
 import os
 import sys
+import traceback
 import uuid
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -386,6 +387,54 @@ async def test_runtime_results_are_the_servers_data(project: Project, server: st
         assert json.dumps(SECRETS["ENV_SECRET"]) in result.text and json.dumps(SECRETS["ARG_SECRET"]) in result.text
     else:
         assert f"authorization 'Bearer {SECRETS['TOKEN']}'" in result.text and "key=SENTINEL-" in result.text
+
+
+TYPED_CASES = {
+    "start-quotes-query-and-bearer": (
+        "web",
+        "reject-token",
+        "",
+        "server 'web' could not be started: the server answered with error -32001",
+        "query 'key=***', authorization '***'",
+    ),
+    "start-quotes-userinfo": (
+        "basic",
+        "reject-token",
+        "",
+        "server 'basic' could not be started: the server answered with error -32001",
+        "authorization 'Basic user:***'",
+    ),
+    "call-error-quotes-credentials": ("web", "error-on-call", "", "", "query 'key=***', authorization '***'"),
+    "stdio-error-quotes-env-and-argv": ("st", "ok", "error-on-call", "", '"API_KEY": "***"'),
+}
+
+
+@pytestmark_anyio
+@pytest.mark.usefixtures("url_secrets")
+@pytest.mark.parametrize("name", list(TYPED_CASES))
+async def test_typed_wrappers_raise_errors_that_hold_no_secret(project: Project, name: str) -> None:
+    """`connect()` and the typed wrappers raise, rather than return errors: what they raise is redacted too."""
+    from mcp import MCPError
+
+    server, http, replay_fault, starts, shown = TYPED_CASES[name]
+    project.http_fault(http)
+    module = importlib.import_module(f"{project.package.__name__}.{server}")
+    options: dict[str, Any] = {
+        "st": {"env": {"API_KEY": SECRETS["ENV_SECRET"], "PAD": "", "REPLAY_FAULT": replay_fault}},
+        "web": {"headers": {"Authorization": f"Bearer {SECRETS['TOKEN']}"}},
+        "basic": {},
+    }[server]
+    tool, arguments = ARGUMENTS[server]
+    with pytest.raises(Exception) as raised:
+        async with module.connect(timeout=10, **options) as tools:
+            await getattr(tools, tool.partition("__")[2])(**arguments)
+    text = "".join(traceback.format_exception(raised.value))
+    assert_clean(text, "the exception and its traceback")
+    assert shown in str(raised.value), text
+    if starts:
+        assert type(raised.value).__name__ == "ConnectError" and str(raised.value).startswith(starts), text
+    else:
+        assert isinstance(raised.value, MCPError) and raised.value.code == -32050, text
 
 
 # --- mcpvend serve ---------------------------------------------------------------------------------

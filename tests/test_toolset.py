@@ -315,6 +315,20 @@ async def test_a_caller_cancelled_while_its_server_starts_leaves_no_server_runni
                 await anyio.sleep(0.05)
 
 
+async def test_typed_connect_lets_what_its_block_raised_out_unwrapped(crashy: ModuleType) -> None:
+    """The SDK's task groups wrap exceptions in groups; `except MCPError` (or ToolError) must still catch them."""
+    from mcp import MCPError
+
+    typed = importlib.import_module(f"{crashy.__name__}.crashy")
+    with pytest.raises(MCPError, match="quota exceeded"):
+        async with typed.connect(timeout=10) as tools:
+            await tools.refuse()
+    with pytest.raises(KeyError, match="the caller's own"):
+        async with typed.connect(timeout=10) as tools:
+            assert await tools.echo(text="x")
+            raise KeyError("the caller's own")
+
+
 async def test_media_that_cannot_be_kept_is_an_error_result(generated: ModuleType, tmp_path: Path) -> None:
     not_a_directory = tmp_path / "file"
     not_a_directory.write_text("", encoding="utf-8")

@@ -6,10 +6,14 @@ Shared by `mcpvend lock` and the runtime, because both start servers that fail t
 
 from __future__ import annotations
 
+import json
+
 import httpx2
 from mcp import MCPError
 from mcp_types import CONNECTION_CLOSED, INTERNAL_ERROR
 from pydantic import ValidationError
+
+from .targets import redact
 
 
 def leaf(exc: BaseException) -> BaseException:
@@ -17,6 +21,13 @@ def leaf(exc: BaseException) -> BaseException:
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
         exc = exc.exceptions[0]
     return exc
+
+
+def leaves(exc: BaseException) -> list[BaseException]:
+    """Every exception inside (nested) exception groups."""
+    if isinstance(exc, BaseExceptionGroup):
+        return [leaf for inner in exc.exceptions for leaf in leaves(inner)]
+    return [exc]
 
 
 def validation_reason(exc: ValidationError) -> str:
@@ -61,3 +72,20 @@ def reason(exc: BaseException) -> str:
     if isinstance(exc, ValidationError):
         return f"the server sent an invalid result: {validation_reason(exc)}"
     return f"{type(exc).__name__}: {exc}"
+
+
+def not_started(server: str, exc: BaseException, secrets: frozenset[str]) -> str:
+    """Why a server could not be started or reached, with the target's secrets taken out."""
+    return (
+        f"server '{server}' could not be started: {redact(reason(leaf(exc)), secrets)}"
+    )
+
+
+def redacted_error(exc: MCPError, secrets: frozenset[str]) -> MCPError | None:
+    """The server's error without the secrets it quotes (careless servers echo credentials), or None if clean."""
+    message = redact(exc.message, secrets)
+    data = "" if exc.data is None else json.dumps(exc.data, default=str)
+    clean_data = redact(data, secrets) == data
+    if message == exc.message and clean_data:
+        return None
+    return MCPError(exc.code, message, exc.data if clean_data else None)

@@ -30,7 +30,7 @@ MANIFEST = "manifest.json"
 
 
 class ConnectError(Exception):
-    """The locked server cannot be reached as configured (a missing variable, env or header)."""
+    """`connect()` failed: a missing variable, env or header, or the server did not start or answer."""
 
 
 @dataclass(frozen=True)

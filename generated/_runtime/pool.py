@@ -134,22 +134,23 @@ class Connection:
             client, refused = await asyncio.wait_for(
                 asyncio.shield(ready), self.timeout
             )
-        except TimeoutError:
+        except BaseException as exc:
+            # Timed out, failed or the caller cancelled: the holder must not outlive the wait, or its
+            # server would run on with nobody to close it.
             stop.set()
             holder.cancel()
             with contextlib.suppress(BaseException):
                 await holder
+            if isinstance(exc, TimeoutError):
+                raise CallFailed(
+                    f"server '{self.manifest.server}' did not start within {self.timeout:g} s"
+                ) from None
+            if not isinstance(exc, Exception):
+                raise
             raise CallFailed(
-                f"server '{self.manifest.server}' did not start within {self.timeout:g} s"
-            ) from None
-        except (
-            Exception
-        ) as exc:  # noqa: BLE001 - whatever stopped the start, the caller gets one message
-            with contextlib.suppress(BaseException):
-                await holder
-            cause = self.redact(failures.reason(failures.leaf(exc)))
-            raise CallFailed(
-                f"server '{self.manifest.server}' could not be started: {cause}"
+                failures.not_started(
+                    self.manifest.server, exc, self.target.secret_values()
+                )
             ) from None
         return _Live(client, refused, self._generation, stop, holder)
 

@@ -5,17 +5,18 @@ from __future__ import annotations
 
 import logging
 from collections.abc import AsyncIterator, Iterable, Mapping
-from contextlib import asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, TypeVar
 
 import mcp_types as types
-from mcp import Client
+from mcp import Client, MCPError
 from pydantic import BaseModel, RootModel
 
+from . import failures
 from .connection import WireTap, list_tools_raw, open_client
 from .digests import DIGESTED_FIELDS, tool_digests
-from .manifest import Manifest, load_manifest
+from .manifest import ConnectError, Manifest, load_manifest
 
 Pinning = Literal["strict", "warn", "off"]
 
@@ -140,10 +141,12 @@ class ToolsBase:
         *,
         timeout: float | None = None,
         refused: Mapping[str, str] | None = None,
+        secrets: frozenset[str] = frozenset(),
     ) -> None:
         self.session = session
         self.timeout = timeout
         self.refused = dict(refused or {})  # tool -> why pinning refuses it
+        self.secrets = secrets  # taken out of the server's error messages
 
     async def call_structured(
         self,
@@ -187,7 +190,13 @@ class ToolsBase:
             )
         model = _input(input_model, arguments, kwargs)
         payload = model.model_dump(mode="json", by_alias=True, exclude_unset=True)
-        result = await self.session.call_tool(name, payload, self.timeout)
+        try:
+            result = await self.session.call_tool(name, payload, self.timeout)
+        except MCPError as exc:
+            clean = failures.redacted_error(exc, self.secrets)
+            if clean is None:
+                raise
+            raise clean from None
         if not isinstance(result, types.CallToolResult):
             raise ToolError(name, [], f"unexpected result type {type(result).__name__}")
         if result.is_error:
@@ -278,13 +287,38 @@ async def open_tools(
     """
     manifest = load_manifest(package)
     target = manifest.target(env=env, headers=headers, cwd=cwd)
+    secrets = target.secret_values()
     tap = WireTap() if pinning != "off" else None
-    async with open_client(
-        target, capabilities=manifest.capabilities, read_timeout=timeout, tap=tap
-    ) as client:
-        refused = await check_pins(manifest, client, tap, pinning)
-        forget_live_schemas(manifest, client)
-        yield cls(client, timeout=timeout, refused=refused)
+    raised: Exception | None = None
+    try:
+        async with AsyncExitStack() as stack:
+            try:
+                client = await stack.enter_async_context(
+                    open_client(
+                        target,
+                        capabilities=manifest.capabilities,
+                        read_timeout=timeout,
+                        tap=tap,
+                    )
+                )
+                refused = await check_pins(manifest, client, tap, pinning)
+            except (
+                Exception
+            ) as exc:  # noqa: BLE001 - the SDK's errors may quote a credential; this one cannot
+                raise ConnectError(
+                    failures.not_started(manifest.server, exc, secrets)
+                ) from None
+            forget_live_schemas(manifest, client)
+            try:
+                yield cls(client, timeout=timeout, refused=refused, secrets=secrets)
+            except Exception as exc:
+                raised = exc
+                raise
+    except BaseExceptionGroup as group:
+        # The SDK's task groups wrap what the `async with` block raised: `except ToolError` must still work.
+        if raised is None or failures.leaves(group) != [raised]:
+            raise
+        raise raised from None
 
 
 def forget_live_schemas(manifest: Manifest, client: Client) -> None:

@@ -121,8 +121,7 @@ class Connection:
                 raise CallFailed(f"server '{self.manifest.server}' did not start within {self.timeout:g} s") from None
             if not isinstance(exc, Exception):
                 raise
-            cause = self.redact(failures.reason(failures.leaf(exc)))
-            raise CallFailed(f"server '{self.manifest.server}' could not be started: {cause}") from None
+            raise CallFailed(failures.not_started(self.manifest.server, exc, self.target.secret_values())) from None
         return _Live(client, refused, self._generation, stop, holder)
 
     async def _hold(self, ready: asyncio.Future[tuple[Client, Mapping[str, str]]], stop: asyncio.Event) -> None:
