@@ -122,6 +122,21 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+def wait_for_port(proc: subprocess.Popen[Any], port: int, what: str) -> None:
+    """Return once `proc` accepts connections on 127.0.0.1:port; fail the test if it exits or takes 30 s."""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            pytest.fail(f"{what} exited with {proc.returncode}")
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            return
+        except OSError:
+            time.sleep(0.05)
+    proc.kill()
+    pytest.fail(f"{what} did not listen on port {port} within 30 s")
+
+
 @pytest.fixture(scope="session")
 def everything_http() -> Iterator[str]:
     """server-everything in streamable-HTTP mode on a free loopback port; stopped by PID."""
@@ -131,21 +146,10 @@ def everything_http() -> Iterator[str]:
         ["node", "--require", str(LOOPBACK), str(entry), "streamableHttp"],
         env={**os.environ, "PORT": str(port)},
         stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
+        stderr=subprocess.DEVNULL,
     )
     try:
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            if proc.poll() is not None:
-                pytest.fail(f"server-everything (HTTP) exited: {proc.stderr.read() if proc.stderr else ''}")
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                time.sleep(0.1)
-        else:
-            pytest.fail("server-everything (HTTP) did not start listening within 30 s")
+        wait_for_port(proc, port, "server-everything (HTTP)")
         yield f"http://127.0.0.1:{port}/mcp"
     finally:
         proc.terminate()

@@ -10,9 +10,7 @@ from __future__ import annotations
 
 import gc
 import logging
-import socket
 import subprocess
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,7 +18,18 @@ from types import ModuleType
 from typing import Any
 
 import pytest
-from conftest import GOOD_TOOLS, PY, SERVERS, free_port, locked_package, mcpvend, replay, write_config, write_tools
+from conftest import (
+    GOOD_TOOLS,
+    PY,
+    SERVERS,
+    free_port,
+    locked_package,
+    mcpvend,
+    replay,
+    wait_for_port,
+    write_config,
+    write_tools,
+)
 
 MALFORMED = {"name": "no_type", "description": "inputSchema has no type", "inputSchema": {"properties": {}}}
 STDIO_CAUSES = {
@@ -53,17 +62,8 @@ def start_http_server(port: int, *args: str) -> subprocess.Popen[bytes]:
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            pytest.fail(f"http_faults.py exited with {proc.returncode}")
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            return proc
-        except OSError:
-            time.sleep(0.05)
-    proc.kill()
-    pytest.fail("http_faults.py did not listen within 30 s")
+    wait_for_port(proc, port, "http_faults.py")
+    return proc
 
 
 def stop(proc: subprocess.Popen[bytes]) -> None:
