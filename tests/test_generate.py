@@ -245,6 +245,35 @@ def test_one_changed_lockfile_regenerates_only_its_server(tmp_path: Path, monkey
     assert tree(fresh) == tree(tmp_path / "generated")
 
 
+def test_an_unchanged_toolchain_reuses_the_runtime_unless_it_was_edited(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Formatting the vendored runtime is most of a small regeneration: it is kept from disk, if intact."""
+    from generator import generate as module
+
+    config = lock_documents(tmp_path, {"a": [{"name": "t", "inputSchema": {"type": "object"}}]})
+    generate(load_config(config), check=False)
+    formatted: list[Path] = []
+    real = module._vendored_runtime
+
+    def counting(source: Path) -> dict[str, str]:
+        formatted.append(source)
+        return real(source)
+
+    monkeypatch.setattr(module, "_vendored_runtime", counting)
+    lock_documents(tmp_path, {"a": [{"name": "t2", "inputSchema": {"type": "object"}}]})
+    generate(load_config(config), check=False)
+    assert formatted == []
+    edited = tmp_path / "generated" / "_runtime" / "budget.py"
+    edited.write_text(edited.read_text() + "\nINJECTED = 1\n")
+    lock_documents(tmp_path, {"a": [{"name": "t3", "inputSchema": {"type": "object"}}]})
+    generate(load_config(config), check=False)
+    assert formatted == [module.RUNTIME] and "INJECTED" not in edited.read_text()
+    fresh = tmp_path / "fresh"
+    assert mcpvend("--output", str(fresh), "generate", cwd=tmp_path).code == 0
+    assert tree(fresh) == tree(tmp_path / "generated")
+
+
 def test_hand_edited_lockfile_is_refused_and_output_kept(tmp_path: Path) -> None:
     lock_documents(tmp_path, {"a": [{"name": "t", "description": "safe", "inputSchema": {"type": "object"}}]})
     assert mcpvend("generate", cwd=tmp_path).code == 0
