@@ -20,7 +20,18 @@ from pydantic import BaseModel
 # Names a generated `Tools` class defines, inherits or evaluates in its body (`@overload`): a tool
 # method must not replace them. tests/test_naming.py checks this against `ToolsBase`.
 TOOLS_ATTRIBUTES = frozenset(
-    {"session", "timeout", "refused", "call", "call_structured", "call_content", "connect", "manifest", "overload"}
+    {
+        "session",
+        "timeout",
+        "refused",
+        "secrets",
+        "call",
+        "call_structured",
+        "call_content",
+        "connect",
+        "manifest",
+        "overload",
+    }
 )
 _SHADOWING = (
     frozenset(keyword.kwlist)
