@@ -389,23 +389,34 @@ async def test_runtime_results_are_the_servers_data(project: Project, server: st
         assert f"authorization 'Bearer {SECRETS['TOKEN']}'" in result.text and "key=SENTINEL-" in result.text
 
 
-TYPED_CASES = {
+CREDENTIALS = "query 'key=***', authorization '***'"
+TYPED_CASES = {  # name: (what is raised, the case: its text starts so and holds `shows`)
     "start-quotes-query-and-bearer": (
-        "web",
-        "reject-token",
-        "",
-        "server 'web' could not be started: the server answered with error -32001",
-        "query 'key=***', authorization '***'",
+        "ConnectError",
+        RuntimeCase(
+            "web",
+            "server 'web' could not be started: the server answered with error -32001",
+            (CREDENTIALS,),
+            http="reject-token",
+        ),
     ),
     "start-quotes-userinfo": (
-        "basic",
-        "reject-token",
-        "",
-        "server 'basic' could not be started: the server answered with error -32001",
-        "authorization 'Basic user:***'",
+        "ConnectError",
+        RuntimeCase(
+            "basic",
+            "server 'basic' could not be started: the server answered with error -32001",
+            ("authorization 'Basic user:***'",),
+            http="reject-token",
+        ),
     ),
-    "call-error-quotes-credentials": ("web", "error-on-call", "", "", "query 'key=***', authorization '***'"),
-    "stdio-error-quotes-env-and-argv": ("st", "ok", "error-on-call", "", '"API_KEY": "***"'),
+    "call-error-quotes-credentials": (
+        "MCPError",
+        RuntimeCase("web", "invalid credentials: ", (CREDENTIALS,), http="error-on-call"),
+    ),
+    "stdio-error-quotes-env-and-argv": (
+        "MCPError",
+        RuntimeCase("st", "denied: env {", ('"API_KEY": "***"', '"--note", "***"'), replay_fault="error-on-call"),
+    ),
 }
 
 
@@ -414,27 +425,36 @@ TYPED_CASES = {
 @pytest.mark.parametrize("name", list(TYPED_CASES))
 async def test_typed_wrappers_raise_errors_that_hold_no_secret(project: Project, name: str) -> None:
     """`connect()` and the typed wrappers raise, rather than return errors: what they raise is redacted too."""
-    from mcp import MCPError
-
-    server, http, replay_fault, starts, shown = TYPED_CASES[name]
-    project.http_fault(http)
-    module = importlib.import_module(f"{project.package.__name__}.{server}")
+    raised_type, case = TYPED_CASES[name]
+    project.http_fault(case.http)
+    module = importlib.import_module(f"{project.package.__name__}.{case.server}")
     options: dict[str, Any] = {
-        "st": {"env": {"API_KEY": SECRETS["ENV_SECRET"], "PAD": "", "REPLAY_FAULT": replay_fault}},
+        "st": {"env": {"API_KEY": SECRETS["ENV_SECRET"], "PAD": "", "REPLAY_FAULT": case.replay_fault}},
         "web": {"headers": {"Authorization": f"Bearer {SECRETS['TOKEN']}"}},
         "basic": {},
-    }[server]
-    tool, arguments = ARGUMENTS[server]
+    }[case.server]
+    tool, arguments = ARGUMENTS[case.server]
     with pytest.raises(Exception) as raised:
         async with module.connect(timeout=10, **options) as tools:
             await getattr(tools, tool.partition("__")[2])(**arguments)
     text = "".join(traceback.format_exception(raised.value))
     assert_clean(text, "the exception and its traceback")
-    assert shown in str(raised.value), text
-    if starts:
-        assert type(raised.value).__name__ == "ConnectError" and str(raised.value).startswith(starts), text
-    else:
-        assert isinstance(raised.value, MCPError) and raised.value.code == -32050, text
+    assert type(raised.value).__name__ == raised_type and str(raised.value).startswith(case.starts), text
+    for shown in case.shows:
+        assert shown in str(raised.value), text
+
+
+def test_a_server_error_keeps_its_data_only_when_it_holds_no_secret() -> None:
+    from mcp import MCPError
+
+    from generator.runtime.failures import redacted_error
+
+    secrets = frozenset({SECRETS["TOKEN"]})
+    assert redacted_error(MCPError(-32050, "denied", {"retry": 3}), secrets) is None
+    quoted = redacted_error(MCPError(-32050, f"denied {SECRETS['TOKEN']}", {"retry": 3}), secrets)
+    assert quoted is not None and (quoted.code, quoted.message, quoted.data) == (-32050, "denied ***", {"retry": 3})
+    in_data = redacted_error(MCPError(-32050, "denied", {"token": SECRETS["TOKEN"]}), secrets)
+    assert in_data is not None and (in_data.message, in_data.data) == ("denied", None)
 
 
 # --- mcpvend serve ---------------------------------------------------------------------------------

@@ -16,18 +16,16 @@ from pydantic import ValidationError
 from .targets import redact
 
 
-def leaf(exc: BaseException) -> BaseException:
-    """The first real exception inside (nested) exception groups: the SDK's task groups wrap ours."""
-    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
-        exc = exc.exceptions[0]
-    return exc
-
-
 def leaves(exc: BaseException) -> list[BaseException]:
-    """Every exception inside (nested) exception groups."""
+    """Every real exception inside (nested) exception groups: the SDK's task groups wrap ours."""
     if isinstance(exc, BaseExceptionGroup):
         return [leaf for inner in exc.exceptions for leaf in leaves(inner)]
     return [exc]
+
+
+def leaf(exc: BaseException) -> BaseException:
+    """The first of them, which caused the rest."""
+    return leaves(exc)[0]
 
 
 def validation_reason(exc: ValidationError) -> str:

@@ -25,6 +25,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 
+from . import failures
 from .targets import Capability, Protocol, StdioTarget, Target, guard_logs, redact
 
 CLIENT_INFO = types.Implementation(name="mcpvend", version="0")
@@ -258,6 +259,8 @@ async def open_client(
     callbacks exist; they answer politely without doing anything, since neither locking nor
     the runtime samples, elicits or exposes roots. The target's secrets are kept out of the
     SDK's and httpx's log records and out of a stdio server's stderr copied to `errlog`.
+    What the block raises comes out as raised: the SDK's task groups would wrap it in exception
+    groups, and `except ToolError` around `async with connect()` would never match.
     """
     guard_logs(target.secret_values())
     client = Client(
@@ -270,8 +273,18 @@ async def open_client(
         elicitation_callback=_decline_elicitation if "elicitation" in capabilities else None,
         list_roots_callback=_no_roots if "roots" in capabilities else None,
     )
-    async with client:
-        yield client
+    raised: Exception | None = None
+    try:
+        async with client:
+            try:
+                yield client
+            except Exception as exc:
+                raised = exc
+                raise
+    except BaseExceptionGroup as group:
+        if raised is None or failures.leaves(group) != [raised]:
+            raise
+        raise raised from None
 
 
 async def list_tools_raw(client: Client, tap: WireTap) -> tuple[list[Any], dict[str, Any]]:

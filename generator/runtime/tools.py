@@ -230,27 +230,16 @@ async def open_tools(
     target = manifest.target(env=env, headers=headers, cwd=cwd)
     secrets = target.secret_values()
     tap = WireTap() if pinning != "off" else None
-    raised: Exception | None = None
-    try:
-        async with AsyncExitStack() as stack:
-            try:
-                client = await stack.enter_async_context(
-                    open_client(target, capabilities=manifest.capabilities, read_timeout=timeout, tap=tap)
-                )
-                refused = await check_pins(manifest, client, tap, pinning)
-            except Exception as exc:  # noqa: BLE001 - the SDK's errors may quote a credential; this one cannot
-                raise ConnectError(failures.not_started(manifest.server, exc, secrets)) from None
-            forget_live_schemas(manifest, client)
-            try:
-                yield cls(client, timeout=timeout, refused=refused, secrets=secrets)
-            except Exception as exc:
-                raised = exc
-                raise
-    except BaseExceptionGroup as group:
-        # The SDK's task groups wrap what the `async with` block raised: `except ToolError` must still work.
-        if raised is None or failures.leaves(group) != [raised]:
-            raise
-        raise raised from None
+    async with AsyncExitStack() as stack:
+        try:
+            client = await stack.enter_async_context(
+                open_client(target, capabilities=manifest.capabilities, read_timeout=timeout, tap=tap)
+            )
+            refused = await check_pins(manifest, client, tap, pinning)
+        except Exception as exc:  # noqa: BLE001 - the SDK's errors may quote a credential; this one cannot
+            raise ConnectError(failures.not_started(manifest.server, exc, secrets)) from None
+        forget_live_schemas(manifest, client)
+        yield cls(client, timeout=timeout, refused=refused, secrets=secrets)
 
 
 def forget_live_schemas(manifest: Manifest, client: Client) -> None:
