@@ -303,15 +303,16 @@ async def test_a_server_that_hangs_at_start_times_out(crashy: ModuleType) -> Non
 
 
 async def test_a_caller_cancelled_while_its_server_starts_leaves_no_server_running(crashy: ModuleType) -> None:
+    """The server (a `sleep` that never answers) is stopped, not left to exit by itself an hour later."""
     ts = crashy.toolset(timeout=30.0)
     connection = ts.pool.connections["crashy"]
-    connection.target = type(connection.target)(command="sleep", args=("47.25",))
+    connection.target = type(connection.target)(command="sleep", args=("3600.25",))
     async with ts:
-        with anyio.move_on_after(1.0) as scope:
-            await ts.call("crashy__echo", {"text": "x"})
-        assert scope.cancelled_caught
-        with anyio.fail_after(5):
-            while running(b"sleep\x0047.25\x00"):
+        with anyio.fail_after(20):  # far below the server's own life: it was stopped
+            with anyio.move_on_after(1.0) as scope:
+                await ts.call("crashy__echo", {"text": "x"})
+            assert scope.cancelled_caught
+            while running(b"sleep\x003600.25\x00"):
                 await anyio.sleep(0.05)
 
 

@@ -107,16 +107,19 @@ class Connection:
         self._generation += 1
         ready: asyncio.Future[tuple[Client, Mapping[str, str]]] = asyncio.get_running_loop().create_future()
         stop = asyncio.Event()
-        holder = asyncio.get_running_loop().create_task(self._hold(ready, stop))
+        starting = anyio.CancelScope()
+        holder = asyncio.get_running_loop().create_task(self._hold(ready, stop, starting))
         try:
             client, refused = await asyncio.wait_for(asyncio.shield(ready), self.timeout)
         except BaseException as exc:
             # Timed out, failed or the caller cancelled: the holder must not outlive the wait, or its
-            # server would run on with nobody to close it.
-            stop.set()
-            holder.cancel()
+            # server would run on with nobody to close it. It is stopped by an anyio cancellation, and
+            # awaited through a shield: a cancelled caller would otherwise pass task.cancel() on to it
+            # again and again, which defeats the SDK's shielded shutdown (the server then lives on
+            # until it exits by itself).
+            starting.cancel()
             with contextlib.suppress(BaseException):
-                await holder
+                await asyncio.shield(holder)
             if isinstance(exc, TimeoutError):
                 raise CallFailed(f"server '{self.manifest.server}' did not start within {self.timeout:g} s") from None
             if not isinstance(exc, Exception):
@@ -124,23 +127,26 @@ class Connection:
             raise CallFailed(failures.not_started(self.manifest.server, exc, self.target.secret_values())) from None
         return _Live(client, refused, self._generation, stop, holder)
 
-    async def _hold(self, ready: asyncio.Future[tuple[Client, Mapping[str, str]]], stop: asyncio.Event) -> None:
+    async def _hold(
+        self, ready: asyncio.Future[tuple[Client, Mapping[str, str]]], stop: asyncio.Event, starting: anyio.CancelScope
+    ) -> None:
         try:
-            tap = WireTap() if self.pinning != "off" else None
-            caps = self.manifest.capabilities
-            async with open_client(self.target, capabilities=caps, tap=tap, errlog=self.errlog) as client:
-                refused = await check_pins(self.manifest, client, tap, self.pinning)
-                forget_live_schemas(self.manifest, client)
-                ready.set_result((client, refused))
-                await stop.wait()
+            with starting:
+                tap = WireTap() if self.pinning != "off" else None
+                caps = self.manifest.capabilities
+                async with open_client(self.target, capabilities=caps, tap=tap, errlog=self.errlog) as client:
+                    refused = await check_pins(self.manifest, client, tap, self.pinning)
+                    forget_live_schemas(self.manifest, client)
+                    ready.set_result((client, refused))
+                    await stop.wait()
         except Exception as exc:  # noqa: BLE001 - handed to the caller waiting on `ready`
-            if not ready.done():
+            if not ready.done() and not starting.cancel_called:
                 ready.set_exception(exc)
-        except BaseException:
-            # Cancelled (a start timeout, or the toolset closing): whoever waited has stopped waiting,
-            # and an exception set on `ready` now would only be logged as never retrieved.
-            ready.cancel()
-            raise
+        finally:
+            # Cancelled (a start timeout or a caller gone): whoever waited has stopped waiting, and an
+            # exception set on `ready` now would only be logged as never retrieved.
+            if not ready.done():
+                ready.cancel()
 
     async def _close(self, live: _Live) -> None:
         live.stop.set()
