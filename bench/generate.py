@@ -46,7 +46,7 @@ def repo_project(directory: Path) -> None:
 
 def touch_a_lockfile(directory: Path) -> None:
     """Change one description so that the inputs differ (the lockfile stays valid)."""
-    from generator import lockfile
+    from mcpvend.lock import lockfile
 
     path = sorted((directory / "lockfiles").glob("*.lock.json"))[0]
     document = json.loads(path.read_text())
@@ -61,7 +61,7 @@ def measure(name: str, make: object, runs: int) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         directory = Path(tmp)
         make(directory)  # type: ignore[operator]
-        cli = [PY, "-m", "generator"]
+        cli = [PY, "-m", "mcpvend"]
         subprocess.run([*cli, "generate"], cwd=directory, check=True, capture_output=True)
         floor, check, full = [], [], []
         for _ in range(runs):

@@ -1,4 +1,4 @@
-"""How often `generator.lint` fires on real, benign tools, and how long it takes.
+"""How often `mcpvend.drift.lint` fires on real, benign tools, and how long it takes.
 
 The 70-server LiveMCPBench corpus (527 tools) is taken as benign, so every tool with a finding
 counts as a false positive until a reviewer judges it; each finding is printed for that purpose.
@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from generator.lint import RULES, LintFinding, lint_tool, tool_texts
+from mcpvend.drift.lint import RULES, LintFinding, lint_tool, tool_texts
 
 CORPUS = Path(__file__).resolve().parent.parent / "tests" / "data" / "livemcpbench" / "tools.json"
 

@@ -88,7 +88,7 @@ def package(root: Path) -> ModuleType:
     config = f"[servers.crashy]\ncommand = {json.dumps(PY)}\nargs = [{json.dumps(str(CRASHY))}]\n"
     (root / "mcpvend.toml").write_text(config, encoding="utf-8")
     for args in (("lock",), ("--output", "loadbench", "generate")):
-        subprocess.run([PY, "-m", "generator", *args], cwd=root, check=True, capture_output=True)
+        subprocess.run([PY, "-m", "mcpvend", *args], cwd=root, check=True, capture_output=True)
     sys.path.insert(0, str(root))
     return importlib.import_module("loadbench")
 

@@ -58,7 +58,7 @@ def versus_bare_sdk(runs: int) -> None:
             directory = config(Path(tmp), {name: command})
             ours, bare = [], []
             for _ in range(runs):
-                ours.append(timed([PY, "-m", "generator", "lock"], directory))
+                ours.append(timed([PY, "-m", "mcpvend", "lock"], directory))
                 bare.append(timed([PY, str(REPO / "bench" / "bare_sdk.py"), *command], directory))
             a, b = statistics.median(ours), statistics.median(bare)
             print(f"   {name:<12}{a:>11.3f}{b:>12.3f}{a / b:>8.2f}")
@@ -71,7 +71,7 @@ def concurrency(runs: int) -> None:
     for count in (1, 2, 4, 8):
         with tempfile.TemporaryDirectory() as tmp:
             directory = config(Path(tmp), {f"demo{i}": SERVERS["demo"] for i in range(count)})
-            median = statistics.median(timed([PY, "-m", "generator", "lock"], directory) for _ in range(runs))
+            median = statistics.median(timed([PY, "-m", "mcpvend", "lock"], directory) for _ in range(runs))
         one = one or median
         print(f"   {count:<4}{median:>10.3f}{median / one:>8.2f}{median / (one * count):>12.2f}")
 

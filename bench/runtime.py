@@ -43,19 +43,19 @@ sys.path.insert(0, str(REPO))  # the committed generated package: `import genera
 
 # conftest also puts this interpreter's directory first on PATH: the locked configs say `python`.
 import anyio  # noqa: E402
-from conftest import corpus_servers  # noqa: E402
-from mcp import Client, ClientSession, StdioServerParameters, stdio_client, types  # noqa: E402
-
 import generated  # noqa: E402
 import generated.demo  # noqa: E402
 import generated.time  # noqa: E402
 from generated._runtime.pool import Pool as PackagePool  # noqa: E402
 from generated._runtime.results import ModelResult as PackageResult  # noqa: E402
 from generated._runtime.toolset import ToolSet as PackageToolSet  # noqa: E402
-from generator.runtime.budget import Budget, RequestedMode  # noqa: E402
-from generator.runtime.catalog import Catalog, Entry  # noqa: E402
-from generator.runtime.specs import FORMATS, full_spec, tokens  # noqa: E402
-from generator.runtime.toolset import ToolSet  # noqa: E402
+from mcp import Client, ClientSession, StdioServerParameters, stdio_client, types  # noqa: E402
+
+from conftest import corpus_servers  # noqa: E402
+from mcpvend.runtime.budget import Budget, RequestedMode  # noqa: E402
+from mcpvend.runtime.catalog import Catalog, Entry  # noqa: E402
+from mcpvend.runtime.specs import FORMATS, full_spec, tokens  # noqa: E402
+from mcpvend.runtime.toolset import ToolSet  # noqa: E402
 
 WARMUP = 20
 MODES: tuple[RequestedMode, ...] = ("direct", "compact", "routed")

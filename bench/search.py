@@ -1,4 +1,4 @@
-"""How well `generator.runtime.search` finds the tools a task needs, and how fast.
+"""How well `mcpvend.runtime.search` finds the tools a task needs, and how fast.
 
 The 527 tools of the 70-server LiveMCPBench corpus are pooled (key `server__tool`); each of
 the 95 annotated tasks is a query (its `Question`) and its annotated tool names are the
@@ -23,8 +23,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "tests"))
 
 from conftest import OverlapRanker, annotated_tasks, search_documents  # noqa: E402
-
-from generator.runtime.search import FIELDS, BM25Ranker, Ranker, stem  # noqa: E402
+from mcpvend.runtime.search import FIELDS, BM25Ranker, Ranker, stem  # noqa: E402
 
 KS = (1, 5, 10, 20)
 

@@ -45,7 +45,7 @@ def timed(command: list[str]) -> float:
 
 def heavy_imports(args: list[str]) -> str:
     probe = (
-        "import sys\nfrom generator.cli import main\n"
+        "import sys\nfrom mcpvend.cli import main\n"
         f"try:\n    main({args!r})\nexcept SystemExit:\n    pass\n"
         f"print(','.join(m for m in {HEAVY!r} if m in sys.modules) or '-')\n"
     )

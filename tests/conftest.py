@@ -79,7 +79,7 @@ class Run:
 def mcpvend(*args: str, cwd: Path, env: dict[str, str] | None = None, timeout: float = 120) -> Run:
     """Run the real CLI in a child process, as a user or CI script would."""
     proc = subprocess.run(
-        [PY, "-m", "generator", *args],
+        [PY, "-m", "mcpvend", *args],
         cwd=cwd,
         env={**os.environ, **(env or {})},
         capture_output=True,
@@ -176,9 +176,9 @@ def corpus_servers() -> dict[str, list[dict[str, Any]]]:
 
 def lock_documents(directory: Path, servers: dict[str, list[dict[str, Any]]]) -> Path:
     """Write verified lockfiles for tool lists directly (for generation tests that need no server)."""
-    from generator import lockfile
-    from generator.config import ServerConfig
-    from generator.snapshot import Snapshot
+    from mcpvend.config import ServerConfig
+    from mcpvend.lock import lockfile
+    from mcpvend.lock.snapshot import Snapshot
 
     config_lines = []
     for name, tools in servers.items():
@@ -208,7 +208,7 @@ ANNOTATIONS = REPO / "tests" / "data" / "livemcpbench" / "annotations.json"
 
 def search_documents() -> list[Any]:
     """Every corpus tool as a search document (key `server__tool`), in file order."""
-    from generator.runtime.search import SearchDocument
+    from mcpvend.runtime.search import SearchDocument
 
     return [
         SearchDocument.from_tool(f"{server}__{tool['name']}", tool, server)
@@ -234,12 +234,12 @@ class OverlapRanker:
     """The search baseline: how many distinct query tokens a tool's text contains; ties by key."""
 
     def __init__(self, docs: Any) -> None:
-        from generator.runtime.search import tokenize
+        from mcpvend.runtime.search import tokenize
 
         self.terms = [(d.key, set(tokenize(" ".join(d.fields().values())))) for d in docs]
 
     def rank(self, query: str, limit: int) -> list[Any]:
-        from generator.runtime.search import Hit, tokenize
+        from mcpvend.runtime.search import Hit, tokenize
 
         wanted = set(tokenize(query))
         hits = [Hit(key, float(len(wanted & terms))) for key, terms in self.terms if wanted & terms]

@@ -120,7 +120,7 @@ FORMATS: tuple[tuple[str, st.SearchStrategy[str]], ...] = (
     ("hostname", st.from_regex(r"[a-z]{1,8}(\.[a-z]{1,8}){0,2}", fullmatch=True)),
     ("email", st.from_regex(r"[a-z]{1,8}@[a-z]{1,8}\.example", fullmatch=True)),
     ("x-not-a-format", ANY_TEXT),
-    # Formats whose pydantic types would change the value or need another package (see generator/schemas.py).
+    # Formats whose pydantic types would change the value or need another package (see generator/mcpvend/codegen/schema_prep.py).
     ("password", ANY_TEXT),
     ("byte", st.sampled_from(["aGVsbG8=", "aGVsbG8", "not base64!", ""])),
     ("path", st.sampled_from(["a/./b", "/tmp//x/", "rel/../p", "~"])),

@@ -33,9 +33,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import GOOD_TOOLS, PY, SERVERS, Run, write_config, write_tools
 
-from generator import lockfile
+from conftest import GOOD_TOOLS, PY, SERVERS, Run, write_config, write_tools
+from mcpvend.lock import lockfile
 
 LOCK = "lockfiles/a.lock.json"
 CONFIG = "mcpvend.toml"
@@ -72,7 +72,7 @@ def _cli(args: tuple[str, ...], cwd: Path, home: Path, *, as_a_user: bool = Fals
 
     `as_a_user`: bound by permission bits even as root (costs a second interpreter start).
     """
-    command = [PY, "-m", "generator", *args]
+    command = [PY, "-m", "mcpvend", *args]
     if as_a_user and os.geteuid() == 0:
         command = [PY, "-c", _DROP_DAC, *command[1:]]
     proc = subprocess.run(

@@ -8,8 +8,7 @@ import subprocess
 from pathlib import Path
 
 from conftest import PY, demo, mcpvend, write_config
-
-from generator import __version__
+from mcpvend import __version__
 
 
 def test_version() -> None:
@@ -58,7 +57,7 @@ def test_live_display_on_a_terminal(tmp_path: Path) -> None:
     write_config(tmp_path, {"demo": demo()})
     controller, terminal = pty.openpty()
     proc = subprocess.Popen(
-        [PY, "-m", "generator", "lock"], cwd=tmp_path, stdin=terminal, stdout=terminal, stderr=terminal
+        [PY, "-m", "mcpvend", "lock"], cwd=tmp_path, stdin=terminal, stdout=terminal, stderr=terminal
     )
     os.close(terminal)
     chunks: list[bytes] = []

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from generator.models import generate_models
-from generator.runtime.tools import from_wire
+from mcpvend.codegen.models import generate_models
+from mcpvend.runtime.tools import from_wire
 
 
 def models_of(schema: dict[str, Any]) -> types.ModuleType:

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from generator.config import find_config, load_config
-from generator.errors import ConfigError
-from generator.runtime.targets import HttpTarget, StdioTarget
+from mcpvend.config import find_config, load_config
+from mcpvend.errors import ConfigError
+from mcpvend.runtime.targets import HttpTarget, StdioTarget
 
 
 def test_discovery_order_prefers_mcpvend_toml_then_pyproject_then_mcp_json(tmp_path: Path) -> None:

@@ -10,11 +10,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import PY, REPO, SERVERS, mcpvend, node_server, write_config
 from syrupy.assertion import SnapshotAssertion
 
-from generator.drift import Finding, diff_documents, word_diff
-from generator.report import Section, render
+from conftest import PY, REPO, SERVERS, mcpvend, node_server, write_config
+from mcpvend.drift.compare import Finding, diff_documents, word_diff
+from mcpvend.drift.report import Section, render
 
 DRIFTING = {"command": PY, "args": [str(SERVERS / "drifting.py")], "env": {"DRIFT": "${DRIFT:-}"}}
 

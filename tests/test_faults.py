@@ -18,6 +18,7 @@ from types import ModuleType
 from typing import Any
 
 import pytest
+
 from conftest import (
     GOOD_TOOLS,
     PY,

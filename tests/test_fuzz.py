@@ -38,14 +38,14 @@ from typing import IO, Any
 import anyio
 import jsonschema
 import pytest
-from conftest import PY, REPO, replay, write_config
 from hypothesis import HealthCheck, Phase, given, seed, settings
-from strategies import ToolList, tool_lists
 
-from generator import lockfile
-from generator.config import load_config
-from generator.generate import generate
-from generator.lock import Outcome, lock
+from conftest import PY, REPO, replay, write_config
+from mcpvend.codegen.generate import generate
+from mcpvend.config import load_config
+from mcpvend.lock import lockfile
+from mcpvend.lock.run import Outcome, lock
+from strategies import ToolList, tool_lists
 
 LONG = os.environ.get("MCPVEND_FUZZ") == "long"
 FAST_EXAMPLES = 500

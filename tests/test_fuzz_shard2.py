@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
 from test_fuzz import ImportProbe, run_shard, workspace
 
 __all__ = ["workspace"]  # the fixture, imported so that this module can use it

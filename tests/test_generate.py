@@ -15,6 +15,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from syrupy.assertion import SnapshotAssertion
+
 from conftest import (
     PY,
     REPO,
@@ -29,11 +31,9 @@ from conftest import (
     write_config,
     write_tools,
 )
-from syrupy.assertion import SnapshotAssertion
-
-from generator import lockfile
-from generator.config import load_config
-from generator.generate import generate
+from mcpvend.codegen.generate import generate
+from mcpvend.config import load_config
+from mcpvend.lock import lockfile
 
 RUFF_RULES = "E4,E7,E9,F,I,UP,B"
 
@@ -174,7 +174,7 @@ def test_check_on_an_unchanged_tree_runs_no_code_generator(tmp_path: Path) -> No
     lock_documents(tmp_path, {"a": [{"name": "t", "inputSchema": {"type": "object"}}]})
     assert mcpvend("generate", cwd=tmp_path).code == 0
     probe = (
-        "import sys\nfrom generator.cli import main\n"
+        "import sys\nfrom mcpvend.cli import main\n"
         "try:\n    main(['generate', '--check'])\nexcept SystemExit as e:\n    code = e.code\n"
         "heavy = sorted(m for m in ('datamodel_code_generator', 'black', 'jinja2', 'mcp') if m in sys.modules)\n"
         "print(code, heavy)\n"
@@ -202,7 +202,7 @@ def test_check_notices_a_changed_runtime_without_a_version_bump(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The vendored runtime is part of every fingerprint: upgrading mcpvend's runtime makes the package stale."""
-    from generator import generate as module
+    from mcpvend.codegen import generate as module
 
     lock_documents(tmp_path, {"a": [{"name": "t", "inputSchema": {"type": "object"}}]})
     assert mcpvend("generate", cwd=tmp_path).code == 0
@@ -221,7 +221,7 @@ def test_check_notices_a_changed_runtime_without_a_version_bump(
 
 
 def test_one_changed_lockfile_regenerates_only_its_server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from generator import models
+    from mcpvend.codegen import models
 
     servers = {"a": [{"name": "t", "inputSchema": {"type": "object"}}], "b": [{"name": "u", "inputSchema": {}}]}
     config = lock_documents(tmp_path, servers)
@@ -249,7 +249,7 @@ def test_an_unchanged_toolchain_reuses_the_runtime_unless_it_was_edited(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Formatting the vendored runtime is most of a small regeneration: it is kept from disk, if intact."""
-    from generator import generate as module
+    from mcpvend.codegen import generate as module
 
     config = lock_documents(tmp_path, {"a": [{"name": "t", "inputSchema": {"type": "object"}}]})
     generate(load_config(config), check=False)
@@ -334,7 +334,7 @@ def test_sigkill_mid_generate_leaves_the_old_or_the_new_output(tmp_path: Path) -
     outcomes: Counter[str] = Counter()
     kills = int(os.environ.get("MCPVEND_KILLS", "6"))
     for _ in range(kills):
-        proc = subprocess.Popen([PY, "-m", "generator", "generate"], cwd=tmp_path, stderr=subprocess.DEVNULL)
+        proc = subprocess.Popen([PY, "-m", "mcpvend", "generate"], cwd=tmp_path, stderr=subprocess.DEVNULL)
         time.sleep(rng.uniform(0, duration))
         proc.send_signal(signal.SIGKILL)
         proc.wait()

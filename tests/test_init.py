@@ -81,7 +81,7 @@ def test_init_finds_claude_desktop_config_and_reports_bad_input(tmp_path: Path) 
 
 def test_init_keeps_only_the_servers_chosen(tmp_path: Path) -> None:
     """What a terminal user answers (the CLI asks with click.confirm): a server answered 'no' is left out."""
-    from generator.init_config import init
+    from mcpvend.init_config import init
 
     client_config(tmp_path)
     asked: list[str] = []

@@ -24,9 +24,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import PY, corpus_servers, mcpvend, record_long_run, replay, write_config, write_tools
 
-from generator import lockfile
+from conftest import PY, corpus_servers, mcpvend, record_long_run, replay, write_config, write_tools
+from mcpvend.lock import lockfile
 
 KILLS = int(os.environ.get("MCPVEND_KILLS", "6"))
 
@@ -114,7 +114,7 @@ def test_sigkill_mid_lock_leaves_each_lockfile_old_or_new(tmp_path: Path) -> Non
     leftovers = 0
     for _ in range(KILLS):
         proc = subprocess.Popen(
-            [PY, "-m", "generator", "lock"], cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+            [PY, "-m", "mcpvend", "lock"], cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
         )
         time.sleep(rng.uniform(0, duration))
         proc.send_signal(signal.SIGKILL)
@@ -160,7 +160,7 @@ KILL_BEFORE_RENAME = textwrap.dedent(
 
     os.replace = replace
     sys.argv[0] = "mcpvend"
-    from generator.cli import main
+    from mcpvend.cli import main
     main()
     """
 )

@@ -8,11 +8,11 @@ import subprocess
 from typing import Any
 
 import pytest
-from conftest import PY, REPO, corpus_servers
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from generator.lint import EXCERPT_LENGTH, MAX_LENGTH, RULES, LintFinding, lint_document, lint_text, lint_tool
+from conftest import PY, REPO, corpus_servers
+from mcpvend.drift.lint import EXCERPT_LENGTH, MAX_LENGTH, RULES, LintFinding, lint_document, lint_text, lint_tool
 
 
 def spans(text: str, rule: str, **known: Any) -> list[str]:
@@ -381,7 +381,7 @@ def test_lint_tool_tolerates_null_and_missing_fields() -> None:
     assert lint_document({"tools": [None, {"tool": None}, {}], "server": None}) == []
 
 
-DOCUMENT: dict[str, Any] = {  # a lockfile, shaped as `generator.lockfile.build` writes it
+DOCUMENT: dict[str, Any] = {  # a lockfile, shaped as `mcpvend.lock.lockfile.build` writes it
     "lockfileVersion": 1,
     "name": "demo",
     "server": {
@@ -427,7 +427,7 @@ def test_findings_are_sorted_and_deterministic() -> None:
 def test_findings_are_the_same_under_any_hash_seed() -> None:
     """Sets order strings by a per-process hash seed: none of that may leak into the output."""
     script = (
-        "import json, sys; from generator.lint import lint_document;"
+        "import json, sys; from mcpvend.drift.lint import lint_document;"
         "document, servers = json.load(sys.stdin);"
         "print(json.dumps([f.__dict__ for f in lint_document(document, known_servers=servers)]))"
     )

@@ -7,9 +7,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import GOOD_TOOLS, demo, mcpvend, replay, write_config, write_tools
 
-from generator import lockfile
+from conftest import GOOD_TOOLS, demo, mcpvend, replay, write_config, write_tools
+from mcpvend.lock import lockfile
 
 OLD = '{"an": "old lockfile that must survive"}\n'
 

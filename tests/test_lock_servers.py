@@ -8,8 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from conftest import PY, REPO, demo, mcpvend, node_server, write_config
-
-from generator import lockfile
+from mcpvend.lock import lockfile
 
 
 def locked(directory: Path, name: str) -> dict[str, Any]:

@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
-from generator import lockfile
-from generator.config import ServerConfig
-from generator.errors import LockfileError
-from generator.snapshot import Rejected, Snapshot
+from mcpvend.config import ServerConfig
+from mcpvend.errors import LockfileError
+from mcpvend.lock import lockfile
+from mcpvend.lock.snapshot import Rejected, Snapshot
 
 TOOL = {"name": "t", "description": "Ünïcode ✓", "inputSchema": {"type": "object", "properties": {"b": {}, "a": {}}}}
 

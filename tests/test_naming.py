@@ -10,8 +10,8 @@ import black
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from generator import naming
-from generator.plan import docstring_literal, isort_key
+from mcpvend.codegen import naming
+from mcpvend.codegen.plan import docstring_literal, isort_key
 
 
 def test_method_names_are_safe_identifiers() -> None:
@@ -133,7 +133,7 @@ def test_isort_key_orders_like_isort() -> None:
 
 def test_tool_methods_cannot_replace_what_the_tools_class_uses() -> None:
     """A tool named `call_structured` or `overload` would break every other wrapper (found by tests/test_fuzz.py)."""
-    from generator.runtime.tools import ToolsBase
+    from mcpvend.runtime.tools import ToolsBase
 
     used = {name for name in vars(ToolsBase) if not name.startswith("_")}
     used |= set(vars(ToolsBase(session=None)))  # type: ignore[arg-type]
@@ -150,7 +150,7 @@ def test_tool_methods_cannot_replace_what_the_tools_class_uses() -> None:
 
 def test_an_alias_the_generator_gives_another_field_takes_a_suffix() -> None:
     """`_` is aliased `__`, which datamodel-code-generator also makes of `--` (found by tests/test_fuzz.py)."""
-    from generator.models import generate_models
+    from mcpvend.codegen.models import generate_models
 
     schema = {"type": "object", "properties": {"_": {"type": "string"}, "--": {"type": "integer"}}}
     models = generate_models([("T", {"name": "t", "inputSchema": schema})], "# header")

@@ -6,10 +6,10 @@ import ctypes
 from pathlib import Path
 
 import pytest
-from conftest import tree
 
-from generator import outdir
-from generator.errors import MCPVendError
+from conftest import tree
+from mcpvend.codegen import outdir
+from mcpvend.errors import MCPVendError
 
 
 def test_swap_with_renameat2(tmp_path: Path) -> None:

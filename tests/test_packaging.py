@@ -6,13 +6,14 @@ import filecmp
 import os
 import shutil
 import subprocess
+import sysconfig
 import zipfile
 from pathlib import Path
 
 import pytest
-from conftest import PY, REPO
 
-from generator import __version__ as VERSION
+from conftest import PY, REPO
+from mcpvend import __version__ as VERSION
 
 HEAVY = ("mcp", "pydantic", "jinja2", "black", "datamodel_code_generator", "rich", "jsonschema")
 
@@ -47,14 +48,25 @@ def venv(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root / "env"
 
 
-def test_the_wheel_holds_the_package_its_templates_and_runtime_and_nothing_else(wheel: Path) -> None:
+def test_the_wheel_holds_one_package_mcpvend_with_its_templates_and_nothing_else(wheel: Path) -> None:
     names = zipfile.ZipFile(wheel).namelist()
-    templates = sorted(p.name for p in (REPO / "templates").glob("*.jinja"))
-    assert sorted(n.rsplit("/", 1)[1] for n in names if n.startswith("generator/templates/")) == templates
-    runtime = sorted(p.name for p in (REPO / "generator" / "runtime").glob("*.py"))
-    assert sorted(n.rsplit("/", 1)[1] for n in names if n.startswith("generator/runtime/")) == runtime
-    assert {n.split("/")[0] for n in names} == {"generator", f"mcpvend-{VERSION}.dist-info"}
+    assert {n.split("/")[0] for n in names} == {"mcpvend", f"mcpvend-{VERSION}.dist-info"}
+    templates = sorted(f"mcpvend/templates/{p.name}" for p in (REPO / "templates").glob("*.jinja"))
+    assert sorted(n for n in names if n.startswith("mcpvend/templates/")) == templates
+    source = REPO / "generator"
+    modules = sorted(p.relative_to(source).as_posix() for p in (source / "mcpvend").rglob("*.py"))
+    assert sorted(n for n in names if n.endswith(".py")) == modules
     assert wheel.name == f"mcpvend-{VERSION}-py3-none-any.whl"
+
+
+def test_the_editable_install_is_a_path_entry_not_an_import_hook() -> None:
+    """What `make` installs: generator/ on sys.path through a .pth file, and nothing that imports itself."""
+    site = Path(sysconfig.get_paths()["purelib"])
+    ours = [p for p in site.iterdir() if "mcpvend" in p.name.lower() and not p.name.endswith(".dist-info")]
+    assert [p.name for p in ours] == ["_editable_impl_mcpvend.pth"]
+    assert ours[0].read_text().split() == [str(REPO / "generator")]
+    outside = run(PY, "-c", "import generator", cwd=site)  # only `mcpvend` is importable, never its source root
+    assert "No module named 'generator'" in outside.stderr
 
 
 def test_the_installed_cli_reports_its_version(venv: Path, tmp_path: Path) -> None:
@@ -66,8 +78,11 @@ def test_the_installed_cli_generates_the_golden_package_byte_for_byte(venv: Path
     shutil.copy2(REPO / "mcpvend.toml", tmp_path / "mcpvend.toml")
     shutil.copytree(REPO / "lockfiles", tmp_path / "lockfiles")
     env = {"PATH": f"{venv / 'bin'}{os.pathsep}{os.environ['PATH']}", "HOME": str(tmp_path)}
-    where = run(venv / "bin/python", "-c", "import generator; print(generator.__file__)", cwd=tmp_path, env=env)
+    where = run(venv / "bin/python", "-c", "import mcpvend; print(mcpvend.__file__)", cwd=tmp_path, env=env)
     assert where.stdout.startswith(str(venv)), where  # the wheel's code, not this checkout's
+    assert "No module named 'generator'" in run(venv / "bin/python", "-c", "import generator", cwd=tmp_path).stderr
+    module = run(venv / "bin/python", "-m", "mcpvend", "--version", cwd=tmp_path, env=env)
+    assert (module.returncode, module.stdout.strip()) == (0, f"mcpvend, version {VERSION}")
     generated = run(venv / "bin/mcpvend", "generate", cwd=tmp_path, env=env)
     assert generated.returncode == 0, generated.stderr
     compared = filecmp.dircmp(REPO / "generated", tmp_path / "generated", ignore=["__pycache__"])
@@ -88,7 +103,7 @@ def _differences(compared: filecmp.dircmp[str]) -> list[str]:
 @pytest.mark.parametrize("args", [("--version",), ("--help",), ("generate", "--help"), ("serve", "--help")])
 def test_start_up_imports_nothing_heavy(args: tuple[str, ...], tmp_path: Path) -> None:
     probe = (
-        "import sys\nfrom generator.cli import main\n"
+        "import sys\nfrom mcpvend.cli import main\n"
         f"try:\n    main({list(args)!r})\nexcept SystemExit as e:\n    code = e.code\n"
         f"print(code, sorted(m for m in {HEAVY!r} if m in sys.modules))\n"
     )

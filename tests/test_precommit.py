@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from conftest import GOOD_TOOLS, PY, REPO, mcpvend, replay, write_config, write_tools
 
 HOOKS = ("mcpvend-generate-check", "mcpvend-lint")

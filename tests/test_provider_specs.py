@@ -12,15 +12,15 @@ from typing import Any
 
 import pytest
 from anthropic.types import ToolParam, ToolResultBlockParam
-from conftest import corpus_servers
 from openai.types.chat import ChatCompletionToolMessageParam, ChatCompletionToolParam
 from openai.types.shared_params import FunctionDefinition
 from pydantic import TypeAdapter
 
-from generator.runtime.catalog import Catalog, Entry
-from generator.runtime.names import PROVIDER_NAME
-from generator.runtime.results import ModelResult
-from generator.runtime.toolset import ToolSet
+from conftest import corpus_servers
+from mcpvend.runtime.catalog import Catalog, Entry
+from mcpvend.runtime.names import PROVIDER_NAME
+from mcpvend.runtime.results import ModelResult
+from mcpvend.runtime.toolset import ToolSet
 
 MODES = ("direct", "compact", "routed")
 

@@ -18,11 +18,11 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import PY, REPO, SERVERS, lock_documents, mcpvend, node_server
 from mcp import Client, StdioServerParameters
 
-from generator.config import load_config
-from generator.drift import KINDS
+from conftest import PY, REPO, SERVERS, lock_documents, mcpvend, node_server
+from mcpvend.config import load_config
+from mcpvend.drift.compare import KINDS
 
 README = (REPO / "README.md").read_text(encoding="utf-8")
 MCPVEND = str(Path(PY).parent / "mcpvend")

@@ -8,9 +8,9 @@ import mcp_types as types
 import pytest
 from pydantic import BaseModel, ConfigDict, Field, RootModel
 
-from generator.runtime.manifest import ConnectError, Manifest
-from generator.runtime.targets import HttpTarget, StdioTarget
-from generator.runtime.tools import ToolError, ToolResult, ToolsBase
+from mcpvend.runtime.manifest import ConnectError, Manifest
+from mcpvend.runtime.targets import HttpTarget, StdioTarget
+from mcpvend.runtime.tools import ToolError, ToolResult, ToolsBase
 
 
 def manifest(source: dict[str, Any]) -> Manifest:

@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import OverlapRanker, annotated_tasks, search_documents
 
-from generator.runtime.search import BM25Ranker, Ranker, SearchDocument, tokenize
+from conftest import OverlapRanker, annotated_tasks, search_documents
+from mcpvend.runtime.search import BM25Ranker, Ranker, SearchDocument, tokenize
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -207,7 +207,7 @@ QUERIES = [
 ]
 RANK_SCRIPT = """
 import json, sys
-from generator.runtime.search import BM25Ranker, SearchDocument
+from mcpvend.runtime.search import BM25Ranker, SearchDocument
 docs = [SearchDocument(d[0], d[1], d[2], d[3], tuple(map(tuple, d[4])), d[5]) for d in json.load(sys.stdin)]
 ranker = BM25Ranker(docs)
 print(json.dumps([[[h.key, h.score.hex()] for h in ranker.rank(q, 40)] for q in {queries!r}]))

@@ -28,11 +28,11 @@ from types import ModuleType
 from typing import Any
 
 import pytest
-from conftest import GOOD_TOOLS, PY, Run, free_port, mcpvend, replay, write_config, write_tools
 from mcp import Client, StdioServerParameters, stdio_client
-from test_faults import start_http_server, stop
 
-from generator.runtime.targets import HttpTarget, StdioTarget, meaningful, redact
+from conftest import GOOD_TOOLS, PY, Run, free_port, mcpvend, replay, write_config, write_tools
+from mcpvend.runtime.targets import HttpTarget, StdioTarget, meaningful, redact
+from test_faults import start_http_server, stop
 
 MARK = uuid.uuid4().hex  # in every sentinel; unreserved characters, so no encoding hides it
 SECRETS = {
@@ -447,7 +447,7 @@ async def test_typed_wrappers_raise_errors_that_hold_no_secret(project: Project,
 def test_a_server_error_keeps_its_data_only_when_it_holds_no_secret() -> None:
     from mcp import MCPError
 
-    from generator.runtime.failures import redacted_error
+    from mcpvend.runtime.failures import redacted_error
 
     secrets = frozenset({SECRETS["TOKEN"]})
     assert redacted_error(MCPError(-32050, "denied", {"retry": 3}), secrets) is None
@@ -464,7 +464,7 @@ def test_a_server_error_keeps_its_data_only_when_it_holds_no_secret() -> None:
 async def test_serve_passes_the_configured_secrets_and_shows_the_client_none(project: Project) -> None:
     """`serve` reaches upstreams with the config's env, header and url values; its errors and stderr hold none."""
     environ = {**os.environ, **SECRETS, "REPLAY_FAULT": "print-env"}
-    args = ["-m", "generator", "--output", "secretpkg", "serve", *SERVERS, "--mode", "direct"]
+    args = ["-m", "mcpvend", "--output", "secretpkg", "serve", *SERVERS, "--mode", "direct"]
     params = StdioServerParameters(command=PY, args=args, cwd=str(project.root), env=environ)
     stderr = project.root / "serve-stderr.log"
     with stderr.open("w") as errlog:

@@ -22,8 +22,9 @@ from typing import Any
 import anyio
 import httpx2
 import pytest
-from conftest import PY, REPO, SERVERS, free_port, mcpvend, node_server, write_config
 from mcp import Client, StdioServerParameters
+
+from conftest import PY, REPO, SERVERS, free_port, mcpvend, node_server, write_config
 
 pytestmark = pytest.mark.anyio
 UPSTREAMS = ("demo", "everything", "time")
@@ -40,7 +41,7 @@ def generated() -> ModuleType:
 
 def stdio(*args: str, cwd: Path = REPO, env: dict[str, str] | None = None) -> StdioServerParameters:
     environ = {**os.environ, **(env or {})}
-    return StdioServerParameters(command=PY, args=["-m", "generator", "serve", *args], cwd=str(cwd), env=environ)
+    return StdioServerParameters(command=PY, args=["-m", "mcpvend", "serve", *args], cwd=str(cwd), env=environ)
 
 
 def listed(tools: Any) -> list[dict[str, Any]]:
@@ -135,7 +136,7 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @contextmanager
 def http_server(*args: str, cwd: Path = REPO, env: dict[str, str] | None = None) -> Iterator[tuple[str, Any]]:
     """`serve --transport http --port 0` in a child process: its URL (read from the announcement) and the process."""
-    command = [PY, "-m", "generator", "serve", *args, "--transport", "http", "--port", "0"]
+    command = [PY, "-m", "mcpvend", "serve", *args, "--transport", "http", "--port", "0"]
     environ = {**os.environ, **(env or {})}
     proc = subprocess.Popen(command, cwd=cwd, env=environ, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     assert proc.stderr is not None

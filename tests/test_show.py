@@ -5,13 +5,12 @@ from __future__ import annotations
 import json
 
 from conftest import REPO, mcpvend
-
-from generator import lockfile
-from generator.runtime.budget import Budget
-from generator.runtime.catalog import Catalog, Entry
-from generator.runtime.specs import full_spec, tokens
-from generator.runtime.toolset import ToolSet
-from generator.show import hints_in_words
+from mcpvend.lock import lockfile
+from mcpvend.runtime.budget import Budget
+from mcpvend.runtime.catalog import Catalog, Entry
+from mcpvend.runtime.specs import full_spec, tokens
+from mcpvend.runtime.toolset import ToolSet
+from mcpvend.show import hints_in_words
 
 
 def test_show_prints_every_tool_with_annotations_and_tokens() -> None:

@@ -10,13 +10,13 @@ from collections import Counter
 from typing import Any
 
 import pytest
-from conftest import REPO, corpus_servers
 
-from generator.runtime.budget import Budget, choose
-from generator.runtime.catalog import Ambiguous, Catalog, Entry, Filter, summary
-from generator.runtime.names import PROVIDER_NAME, provider_name, provider_names
-from generator.runtime.specs import META_NAMES, compact_spec, full_spec, tokens
-from generator.runtime.toolset import ToolSet
+from conftest import REPO, corpus_servers
+from mcpvend.runtime.budget import Budget, choose
+from mcpvend.runtime.catalog import Ambiguous, Catalog, Entry, Filter, summary
+from mcpvend.runtime.names import PROVIDER_NAME, provider_name, provider_names
+from mcpvend.runtime.specs import META_NAMES, compact_spec, full_spec, tokens
+from mcpvend.runtime.toolset import ToolSet
 
 
 def tool(name: str, description: str = "Does a thing.", **extra: Any) -> dict[str, Any]:
@@ -212,8 +212,8 @@ SPECS_SCRIPT = """
 import json, sys
 sys.path.insert(0, sys.argv[1])
 from conftest import corpus_servers
-from generator.runtime.catalog import Catalog, Entry
-from generator.runtime.toolset import ToolSet
+from mcpvend.runtime.catalog import Catalog, Entry
+from mcpvend.runtime.toolset import ToolSet
 entries = [Entry(s, t) for s, tools in corpus_servers().items() for t in tools]
 for mode in ("direct", "compact", "routed"):
     ts = ToolSet(Catalog(entries), mode=mode)
@@ -257,7 +257,7 @@ def test_search_materializes_capped_in_a_stable_order() -> None:
 
 @pytest.mark.parametrize(("size", "cap"), [("small", 2), ("medium", 5), ("large", 10)])
 def test_materialization_cap_by_model_size(size: str, cap: int) -> None:
-    from generator.runtime.budget import MATERIALIZE_CAPS
+    from mcpvend.runtime.budget import MATERIALIZE_CAPS
 
     ts = ToolSet(Catalog(corpus_entries()), mode="routed", max_materialized=MATERIALIZE_CAPS[size])
     ts.search("search the web for news articles", 20)
@@ -271,7 +271,7 @@ def test_the_hashed_name_scheme_is_pinned() -> None:
 
 def test_a_ranker_plugs_in() -> None:
     """Any factory of a `Ranker` replaces BM25, e.g. an embedding model; search and materialization use it."""
-    from generator.runtime.search import Hit, SearchDocument
+    from mcpvend.runtime.search import Hit, SearchDocument
 
     class Reverse:
         def __init__(self, documents: Any) -> None:

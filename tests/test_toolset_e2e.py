@@ -16,9 +16,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
-from conftest import REPO, node_server
 from openai.types.chat import ChatCompletionToolMessageParam
 from pydantic import TypeAdapter
+
+from conftest import REPO, node_server
 
 pytestmark = pytest.mark.anyio
 if str(REPO) not in sys.path:

@@ -25,7 +25,7 @@ _PIECE = re.compile(
 )  # a CJK run, or a run of other letters/digits
 _CAMEL = re.compile(
     r"[A-Z]+(?=[A-Z][a-z0-9])|[A-Z]?[a-z0-9]+|[A-Z]+|[0-9]+"
-)  # as in generator/naming.py
+)  # as in codegen/naming.py
 _UNDOUBLE = re.compile(
     r"([b-df-hj-km-npqrtv-y])\1$"
 )  # "getting" -> "gett" -> "get"; not ll/ss/zz

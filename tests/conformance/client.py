@@ -24,9 +24,9 @@ from pydantic import BaseModel
 # Runs as a script under the venv's Python: make the repo's `generator` importable from any cwd.
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from generator.runtime.connection import WireTap, list_tools_raw, open_client
-from generator.runtime.targets import HttpTarget, Protocol
-from generator.runtime.tools import ToolsBase
+from mcpvend.runtime.connection import WireTap, list_tools_raw, open_client
+from mcpvend.runtime.targets import HttpTarget, Protocol
+from mcpvend.runtime.tools import ToolsBase
 
 SCENARIOS = ("initialize", "tools_call")
 

@@ -10,11 +10,11 @@ from typing import Any
 
 import anyio
 
-from generator import lockfile
-from generator.config import Config
-from generator.drift import Finding, diff_documents
-from generator.errors import LockfileError, read_failure
-from generator.report import Section
+from mcpvend.config import Config
+from mcpvend.drift.compare import Finding, diff_documents
+from mcpvend.drift.report import Section
+from mcpvend.errors import LockfileError, read_failure
+from mcpvend.lock import lockfile
 
 
 def read_side(spec: str, cwd: Path) -> dict[str, Any]:
@@ -44,7 +44,7 @@ def diff_live(config: Config, server: str, environ: Mapping[str, str]) -> Sectio
     locked_file = lockfile.read_for(config.lockfiles, server)  # bad input fails before a server starts
     path, locked = locked_file.path, locked_file.document
 
-    from generator.snapshot import take_snapshot  # the SDK: imported only when a server is to be started
+    from mcpvend.lock.snapshot import take_snapshot  # the SDK: imported only when a server is to be started
 
     snapshot = anyio.run(take_snapshot, selected, config.base_dir, environ)
     live = json.loads(lockfile.dumps(lockfile.build(snapshot)))
@@ -53,7 +53,7 @@ def diff_live(config: Config, server: str, environ: Mapping[str, str]) -> Sectio
 
 def lint_lockfiles(config: Config, names: tuple[str, ...]) -> list[Section]:
     """The poisoning lint over every text of the named servers' lockfiles."""
-    from generator.lint import lint_document
+    from mcpvend.drift.lint import lint_document
 
     sections = []
     servers = [s.name for s in config.select(names)]

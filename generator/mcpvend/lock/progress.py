@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from typing import TextIO
 
-from generator.lock import Outcome
+from mcpvend.lock.run import Outcome
 
 _MARKS = {
     "locked": "locked",

@@ -12,12 +12,12 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from generator.config import Config
-from generator.lockfile import Lockfile
-from generator.runtime.budget import Budget
-from generator.runtime.catalog import Catalog, Entry
-from generator.runtime.specs import compact_spec, full_spec, tokens
-from generator.runtime.toolset import ToolSet
+from mcpvend.config import Config
+from mcpvend.lock.lockfile import Lockfile
+from mcpvend.runtime.budget import Budget
+from mcpvend.runtime.catalog import Catalog, Entry
+from mcpvend.runtime.specs import compact_spec, full_spec, tokens
+from mcpvend.runtime.toolset import ToolSet
 
 # MCP's defaults when a hint is absent: not read-only, destructive, not idempotent, open world.
 _HINTS = (("readOnlyHint", "read-only", False), ("destructiveHint", "destructive", True))

@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, cast
 
-from generator.errors import ConfigError, read_failure
-from generator.runtime.targets import (
+from mcpvend.errors import ConfigError, read_failure
+from mcpvend.runtime.targets import (
     CAPABILITIES,
     PROTOCOLS,
     VARIABLE,

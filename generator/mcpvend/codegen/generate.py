@@ -18,18 +18,19 @@ from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from generator import __version__, lockfile
-from generator.config import Config
-from generator.errors import MCPVendError
-from generator.lockfile import Lockfile
-from generator.outdir import STATE, check_writable, replace_tree, tree_files
-from generator.render import black_format, render, template_sources
+from mcpvend import __version__
+from mcpvend.codegen.outdir import STATE, check_writable, replace_tree, tree_files
+from mcpvend.codegen.render import black_format, render, template_sources
+from mcpvend.config import Config
+from mcpvend.errors import MCPVendError
+from mcpvend.lock import lockfile
+from mcpvend.lock.lockfile import Lockfile
 
 if TYPE_CHECKING:
-    from generator.models import Models
-    from generator.plan import ToolPlan
+    from mcpvend.codegen.models import Models
+    from mcpvend.codegen.plan import ToolPlan
 
-RUNTIME = Path(__file__).resolve().parent / "runtime"
+RUNTIME = Path(__file__).resolve().parent.parent / "runtime"
 RUNTIME_MODULES = (
     "__init__.py",
     "budget.py",
@@ -99,7 +100,7 @@ def build(
     against its recorded hash), so one changed lockfile regenerates one server, not all; so does
     the vendored runtime when the toolchain is the same (formatting it takes over a second).
     """
-    from generator import naming
+    from mcpvend.codegen import naming
 
     toolchain = _sha256(_toolchain().encode())
     recorded = previous or {"servers": {}, "files": {}}
@@ -137,9 +138,9 @@ def build(
 
 def _server_files(name: str, lock: Lockfile, relative: str, header: str, renames: Mapping[str, str]) -> dict[str, str]:
     # The code generator and formatter load only when something must be generated.
-    from generator import naming
-    from generator.models import generate_models
-    from generator.plan import import_lines, model_imports, runtime_imports, tool_plans
+    from mcpvend.codegen import naming
+    from mcpvend.codegen.models import generate_models
+    from mcpvend.codegen.plan import import_lines, model_imports, runtime_imports, tool_plans
 
     tools = lock.tools
     wire_names = [t["name"] for t in tools]
@@ -189,7 +190,7 @@ def _server_files(name: str, lock: Lockfile, relative: str, header: str, renames
 
 
 def _no_models(header: str) -> Models:
-    from generator.models import Models
+    from mcpvend.codegen.models import Models
 
     return Models(f"{header}\n", {}, frozenset(), frozenset(), {})
 

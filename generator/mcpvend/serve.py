@@ -22,11 +22,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, cast
 
-from generator import __version__
-from generator.config import Config, ServerConfig
-from generator.errors import MCPVendError
-from generator.generate import generate
-from generator.runtime.targets import HttpTarget
+from mcpvend import __version__
+from mcpvend.codegen.generate import generate
+from mcpvend.config import Config, ServerConfig
+from mcpvend.errors import MCPVendError
+from mcpvend.runtime.targets import HttpTarget
 
 if TYPE_CHECKING:
     import mcp_types as types
@@ -34,9 +34,9 @@ if TYPE_CHECKING:
     from mcp.server.context import ServerRequestContext
     from mcp.server.lowlevel import Server
 
-    from generator.runtime.budget import RequestedMode
-    from generator.runtime.results import ModelResult
-    from generator.runtime.toolset import ToolSet
+    from mcpvend.runtime.budget import RequestedMode
+    from mcpvend.runtime.results import ModelResult
+    from mcpvend.runtime.toolset import ToolSet
 
 Transport = Literal["stdio", "http"]
 LOOPBACK = "127.0.0.1"

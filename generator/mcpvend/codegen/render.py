@@ -13,9 +13,9 @@ if TYPE_CHECKING:
 
 
 def _templates() -> Traversable:
-    """The repository's `templates/` in a source checkout; the copy packaged as `generator.templates` in a wheel."""
-    source_tree = Path(__file__).resolve().parent.parent / "templates"
-    return source_tree if source_tree.is_dir() else resources.files("generator.templates")
+    """`mcpvend/templates` in a wheel; the repository's top-level `templates/` in a checkout (editable install)."""
+    packaged = resources.files("mcpvend") / "templates"
+    return packaged if packaged.is_dir() else Path(__file__).resolve().parents[3] / "templates"
 
 
 @cache

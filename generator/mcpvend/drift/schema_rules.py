@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from generator.schemas import pointer_get
+from mcpvend.schema_walk import escape, pointer_get
 
 Effect = Literal["narrowed", "widened", "extended", "incompatible", "described", "other"]
 
@@ -58,10 +58,6 @@ def _resolve(node: Any, root: Any, stack: tuple[str, ...] = ()) -> Any:
     return {k: _resolve(v, root, stack) for k, v in node.items() if k not in ("$defs", "definitions")}
 
 
-def _token(key: str) -> str:
-    return key.replace("~", "~0").replace("/", "~1")
-
-
 def _same(a: Any, b: Any) -> bool:
     return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
 
@@ -92,7 +88,7 @@ def _compare(old: Any, new: Any, at: str) -> Iterator[Change]:
         yield Change("other", f"{at}/default", "default changed", old.get("default"), new.get("default"))
     for key in sorted((old.keys() | new.keys()) - _HANDLED):
         if not _same(old.get(key), new.get(key)):
-            yield Change("other", f"{at}/{_token(key)}", f"'{key}' changed", old.get(key), new.get(key))
+            yield Change("other", f"{at}/{escape(key)}", f"'{key}' changed", old.get(key), new.get(key))
 
 
 def _whole(old: Any, new: Any, at: str) -> Iterator[Change]:
@@ -175,15 +171,15 @@ def _object(old: dict[str, Any], new: dict[str, Any], at: str) -> Iterator[Chang
     req_a, req_b = set(old.get("required") or []), set(new.get("required") or [])
     for name in sorted(props_a.keys() - props_b.keys()):
         yield Change(
-            "incompatible", f"{at}/properties/{_token(name)}", f"property '{name}' removed", props_a[name], None
+            "incompatible", f"{at}/properties/{escape(name)}", f"property '{name}' removed", props_a[name], None
         )
     for name in sorted(props_b.keys() - props_a.keys()):
         required = name in req_b
         effect: Effect = "narrowed" if required else "extended"
         message = f"{'required' if required else 'optional'} property '{name}' added"
-        yield Change(effect, f"{at}/properties/{_token(name)}", message, None, props_b[name])
+        yield Change(effect, f"{at}/properties/{escape(name)}", message, None, props_b[name])
     for name in sorted(props_a.keys() & props_b.keys()):
-        yield from _compare(props_a[name], props_b[name], f"{at}/properties/{_token(name)}")
+        yield from _compare(props_a[name], props_b[name], f"{at}/properties/{escape(name)}")
     for name in sorted((req_b - req_a) & props_a.keys()):
         yield Change("narrowed", f"{at}/required", f"property '{name}' became required", sorted(req_a), sorted(req_b))
     for name in sorted((req_a - req_b) & props_b.keys()):

@@ -11,15 +11,15 @@ from typing import TYPE_CHECKING, cast
 
 import click
 
-from generator import __version__
-from generator.errors import MCPVendError
+from mcpvend import __version__
+from mcpvend.errors import MCPVendError
 
 if TYPE_CHECKING:
-    from generator.config import Config
-    from generator.drift import FailOn
-    from generator.report import Format
-    from generator.runtime.budget import RequestedMode
-    from generator.serve import Transport
+    from mcpvend.config import Config
+    from mcpvend.drift.compare import FailOn
+    from mcpvend.drift.report import Format
+    from mcpvend.runtime.budget import RequestedMode
+    from mcpvend.serve import Transport
 
 
 @dataclass(frozen=True)
@@ -49,7 +49,7 @@ def main(ctx: click.Context, config: Path | None, lockfiles: Path | None, output
     # The SDK logs a traceback for every misbehaving server; our own message says it in one line.
     logging.basicConfig(level=logging.DEBUG if verbose else logging.CRITICAL, format="%(name)s: %(message)s")
     if verbose:  # every record, whatever logged it, loses the secrets of the servers reached so far
-        from generator.runtime.targets import REDACTING_FILTER
+        from mcpvend.runtime.targets import REDACTING_FILTER
 
         for handler in logging.getLogger().handlers:
             handler.addFilter(REDACTING_FILTER)
@@ -57,7 +57,7 @@ def main(ctx: click.Context, config: Path | None, lockfiles: Path | None, output
 
 
 def _load(options: Options) -> Config:
-    from generator.config import find_config, load_config
+    from mcpvend.config import find_config, load_config
 
     path = find_config(options.config, Path.cwd())
     return load_config(path, lockfiles=options.lockfiles, output=options.output)
@@ -71,15 +71,15 @@ def _load(options: Options) -> Config:
 @click.pass_obj
 def lock(options: Options, servers: tuple[str, ...], check: bool) -> None:
     """Snapshot servers' tool lists into lockfiles/<server>.lock.json."""
-    from generator.lockfile import preflight
+    from mcpvend.lock.lockfile import preflight
 
     try:
         config = _load(options)
         for server in config.select(servers):  # bad input fails before any server starts
             preflight(config.lockfiles, server.name, check=check)
-        from generator.lock import exit_code
-        from generator.lock import lock as run_lock
-        from generator.progress import reporter_for
+        from mcpvend.lock.progress import reporter_for
+        from mcpvend.lock.run import exit_code
+        from mcpvend.lock.run import lock as run_lock
 
         reporter = reporter_for(sys.stderr, relative_to=str(Path.cwd()))
         try:
@@ -97,7 +97,7 @@ def lock(options: Options, servers: tuple[str, ...], check: bool) -> None:
 @click.pass_obj
 def generate(options: Options, check: bool, full: bool) -> None:
     """Generate the typed package from lockfiles (offline: no server is started)."""
-    from generator.generate import generate as run_generate
+    from mcpvend.codegen.generate import generate as run_generate
 
     try:
         report = run_generate(_load(options), check=check, full=full)
@@ -141,9 +141,9 @@ _FAIL_ON = click.option(
 @click.pass_obj
 def diff(options: Options, old: str | None, new: str | None, live: str | None, fmt: str, fail_on: str) -> None:
     """Classified drift between two lockfiles (paths or REV:path), or a lockfile and its live server."""
-    from generator.compare import diff_live, diff_specs
-    from generator.drift import reaches
-    from generator.report import render
+    from mcpvend.drift.compare import reaches
+    from mcpvend.drift.report import render
+    from mcpvend.drift.sources import diff_live, diff_specs
 
     if (live is None) == (old is None or new is None) or (live and (old or new)):
         raise click.UsageError("give OLD and NEW lockfiles, or --live SERVER")
@@ -166,9 +166,9 @@ def diff(options: Options, old: str | None, new: str | None, live: str | None, f
 @click.pass_obj
 def lint(options: Options, servers: tuple[str, ...], fmt: str, fail_on: str) -> None:
     """Check locked tool descriptions for tool-poisoning patterns (offline)."""
-    from generator.compare import lint_lockfiles
-    from generator.drift import reaches
-    from generator.report import render
+    from mcpvend.drift.compare import reaches
+    from mcpvend.drift.report import render
+    from mcpvend.drift.sources import lint_lockfiles
 
     try:
         sections = lint_lockfiles(_load(options), servers)
@@ -185,15 +185,15 @@ def lint(options: Options, servers: tuple[str, ...], fmt: str, fail_on: str) -> 
 @click.pass_obj
 def show(options: Options, servers: tuple[str, ...], context_window: int, fmt: str) -> None:
     """The locked tools, their annotations, and the tokens each ToolSet mode would cost (offline)."""
-    from generator.generate import read_lockfiles
+    from mcpvend.codegen.generate import read_lockfiles
 
     try:
         config = _load(options)
         locks = read_lockfiles(config, servers)
     except MCPVendError as exc:
         _fail(exc)
-    from generator.runtime.budget import Budget
-    from generator.show import render_json, render_text, views
+    from mcpvend.runtime.budget import Budget
+    from mcpvend.show import render_json, render_text, views
 
     budget = Budget(context_window=context_window)
     per_server, total = views(config, locks, budget)
@@ -206,7 +206,7 @@ def show(options: Options, servers: tuple[str, ...], context_window: int, fmt: s
 @click.option("--force", is_flag=True, help="Replace an existing mcpvend.toml.")
 def init(source: Path | None, force: bool) -> None:
     """Write mcpvend.toml from an .mcp.json or Claude Desktop config (asks only on a terminal)."""
-    from generator.init_config import init as run_init
+    from mcpvend.init_config import init as run_init
 
     interactive = sys.stdin.isatty() and sys.stdout.isatty()
     ask = (lambda name: click.confirm(f"include server '{name}'?", default=True)) if interactive else None
@@ -232,8 +232,8 @@ def serve(
     options: Options, servers: tuple[str, ...], mode: str, context_window: int, transport: str, host: str, port: int
 ) -> None:
     """Serve the generated toolset over MCP: reviewed tools only, calls forwarded under pinning."""
-    from generator.serve import ServeOptions
-    from generator.serve import serve as run_serve
+    from mcpvend.serve import ServeOptions
+    from mcpvend.serve import serve as run_serve
 
     chosen = ServeOptions(
         servers, cast("RequestedMode", mode), context_window, cast("Transport", transport), host, port

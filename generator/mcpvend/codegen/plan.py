@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from generator.models import Field, Models
+from mcpvend.codegen.models import Field, Models
 
 
 @dataclass(frozen=True)

@@ -13,9 +13,9 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from generator import schemadiff
-from generator.lint import Severity, lint_text, lint_tool, visible
-from generator.schemas import pointer_get
+from mcpvend.drift import schema_rules as schemadiff
+from mcpvend.drift.lint import Severity, lint_text, lint_tool, visible
+from mcpvend.schema_walk import escape, pointer_get
 
 Category = Literal["breaking", "description", "other"]
 FailOn = Literal["breaking", "description", "any", "none"]
@@ -122,7 +122,7 @@ def diff_tools(old: Mapping[str, Any], new: Mapping[str, Any]) -> Iterator[Findi
             yield _finding(kind, name, pointer, change.message, old=change.old, new=change.new, severity=severity)
     for key in sorted((old.keys() | new.keys()) - _MODELLED):
         if not _same(old.get(key), new.get(key)):
-            pointer = "/" + key.replace("~", "~0").replace("/", "~1")
+            pointer = "/" + escape(key)
             yield _finding("field-changed", name, pointer, f"'{key}' changed", old=old.get(key), new=new.get(key))
 
 

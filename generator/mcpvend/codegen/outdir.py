@@ -10,7 +10,7 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
-from generator.errors import MCPVendError
+from mcpvend.errors import MCPVendError
 
 STATE = ".mcpvend.json"  # marks a directory as ours, and records what generated it
 _AT_FDCWD = -100

@@ -24,25 +24,10 @@ from __future__ import annotations
 
 import copy
 import re
-from collections.abc import Iterator
 from typing import Any
-from urllib.parse import unquote
 
-SCHEMA_MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
-SCHEMA_LISTS = ("allOf", "anyOf", "oneOf", "prefixItems")
-SCHEMA_VALUES = (
-    "items",
-    "additionalProperties",
-    "additionalItems",
-    "unevaluatedProperties",
-    "unevaluatedItems",
-    "contains",
-    "propertyNames",
-    "not",
-    "if",
-    "then",
-    "else",
-)
+from mcpvend.schema_walk import pointer_get, subschemas
+
 _DEFINITIONS = ("$defs", "definitions")
 # Formats whose pydantic type would change the value sent (`password` is SecretStr, dumped as
 # "**********"; `byte` is decoded from base64; `decimal` numbers become strings; `path` is
@@ -58,28 +43,6 @@ _TYPE_LOCAL = frozenset(
         "properties", "required", "additionalProperties", "patternProperties", "minProperties", "maxProperties",
     }
 )  # fmt: skip
-
-
-def subschemas(schema: Any) -> Iterator[dict[str, Any]]:
-    """Every schema object inside `schema`, itself included, depth first."""
-    if not isinstance(schema, dict):
-        return
-    yield schema
-    for key in SCHEMA_MAPS:
-        if isinstance(children := schema.get(key), dict):
-            for child in children.values():
-                yield from subschemas(child)
-    for key in SCHEMA_LISTS:
-        if isinstance(children := schema.get(key), list):
-            for child in children:
-                yield from subschemas(child)
-    for key in SCHEMA_VALUES:
-        child = schema.get(key)
-        if isinstance(child, list):  # draft-07 tuple `items`
-            for item in child:
-                yield from subschemas(item)
-        else:
-            yield from subschemas(child)
 
 
 def property_names(schema: Any) -> set[str]:
@@ -261,20 +224,6 @@ def _in_definitions(ref: str) -> bool:
 def _resolve(root: dict[str, Any], pointer: str) -> Any:
     node = pointer_get(root, pointer[1:])
     return node if isinstance(node, dict | bool) else None
-
-
-def pointer_get(root: Any, pointer: str) -> Any:
-    """The value at an RFC 6901 JSON Pointer (`/a/0/b`, URI-escaped or not), or None if there is none."""
-    node: Any = root
-    for token in pointer.split("/")[1:]:
-        token = unquote(token).replace("~1", "/").replace("~0", "~")
-        if isinstance(node, dict) and token in node:
-            node = node[token]
-        elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
-            node = node[int(token)]
-        else:
-            return None
-    return node
 
 
 def _definition_name(pointer: str, taken: dict[str, Any]) -> str:

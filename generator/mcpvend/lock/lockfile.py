@@ -12,14 +12,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from generator.errors import LockfileError, read_failure
-from generator.runtime.digests import DIGESTED_FIELDS as DIGESTED_FIELDS
-from generator.runtime.digests import canonical as canonical
-from generator.runtime.digests import digest as digest
-from generator.runtime.digests import tool_digests as tool_digests
+from mcpvend.errors import LockfileError, read_failure
+from mcpvend.runtime.digests import DIGESTED_FIELDS as DIGESTED_FIELDS
+from mcpvend.runtime.digests import canonical as canonical
+from mcpvend.runtime.digests import digest as digest
+from mcpvend.runtime.digests import tool_digests as tool_digests
 
 if TYPE_CHECKING:
-    from generator.snapshot import Snapshot
+    from mcpvend.lock.snapshot import Snapshot
 
 LOCKFILE_VERSION = 1
 SUFFIX = ".lock.json"

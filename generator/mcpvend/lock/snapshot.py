@@ -15,12 +15,12 @@ from jsonschema.validators import validator_for
 from mcp_types.methods import validate_server_result
 from pydantic import ValidationError
 
-from generator.config import ServerConfig
-from generator.errors import MCPVendError, ServerError
-from generator.runtime import failures
-from generator.runtime.connection import ProtocolViolation, WireTap, list_tools_raw, open_client
-from generator.runtime.failures import validation_reason
-from generator.runtime.targets import Target, redact
+from mcpvend.config import ServerConfig
+from mcpvend.errors import MCPVendError, ServerError
+from mcpvend.runtime import failures
+from mcpvend.runtime.connection import ProtocolViolation, WireTap, list_tools_raw, open_client
+from mcpvend.runtime.failures import validation_reason
+from mcpvend.runtime.targets import Target, redact
 
 _STDERR_TAIL_LINES = 12
 _STDERR_TAIL_CHARS = 2000

@@ -17,10 +17,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from generator.config import ServerConfig, load_config
-from generator.errors import ConfigError
-from generator.lockfile import write_atomic
-from generator.runtime.targets import VARIABLE
+from mcpvend.config import ServerConfig, load_config
+from mcpvend.errors import ConfigError
+from mcpvend.lock.lockfile import write_atomic
+from mcpvend.runtime.targets import VARIABLE
 
 TARGET = "mcpvend.toml"
 _SECRETISH = re.compile(r"key|token|secret|passw|auth|credential|session|cookie", re.IGNORECASE)

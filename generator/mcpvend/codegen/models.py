@@ -16,9 +16,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from generator import naming
-from generator.errors import MCPVendError
-from generator.schemas import for_codegen, property_names
+from mcpvend.codegen import naming
+from mcpvend.codegen.schema_prep import for_codegen, property_names
+from mcpvend.errors import MCPVendError
 
 
 @dataclass(frozen=True)

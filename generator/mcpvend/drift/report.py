@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from generator.drift import KINDS, SEVERITIES, Finding
-from generator.lint import visible
+from mcpvend.drift.compare import KINDS, SEVERITIES, Finding
+from mcpvend.drift.lint import visible
 
 Format = Literal["text", "json", "markdown"]
 JSON_VERSION = 1

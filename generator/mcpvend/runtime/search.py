@@ -20,7 +20,7 @@ from typing import Any, Protocol
 # with no spaces between words (or, for Hangul, short words), matched by characters and bigrams.
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\U00020000-\U0002fa1f"
 _PIECE = re.compile(f"([{_CJK}]+)|([^\\W_{_CJK}]+)")  # a CJK run, or a run of other letters/digits
-_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z0-9])|[A-Z]?[a-z0-9]+|[A-Z]+|[0-9]+")  # as in generator/naming.py
+_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z0-9])|[A-Z]?[a-z0-9]+|[A-Z]+|[0-9]+")  # as in codegen/naming.py
 _UNDOUBLE = re.compile(r"([b-df-hj-km-npqrtv-y])\1$")  # "getting" -> "gett" -> "get"; not ll/ss/zz
 _STOPWORDS = """
     a am an and are as at be been being but by can could do does for from had has have how i if in into is it its me my

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 from urllib.parse import parse_qsl, urlsplit
 
-from generator.schemas import SCHEMA_LISTS, SCHEMA_MAPS, SCHEMA_VALUES
+from mcpvend.schema_walk import walk
 
 Severity = Literal["low", "medium", "high"]
 
@@ -173,31 +173,16 @@ def tool_texts(tool: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
 
 
 def _schema_texts(schema: Any, pointer: str) -> Iterator[tuple[str, str]]:
-    """Titles and descriptions of a schema and of every subschema (the keywords `schemas.subschemas` walks)."""
-    if not isinstance(schema, Mapping):
-        return
-    for key in ("title", "description"):
-        if isinstance(text := schema.get(key), str):
-            yield f"{pointer}/{key}", text
-    for key in SCHEMA_MAPS:
-        for name, child in _mapping(schema.get(key)).items():
-            yield from _schema_texts(child, f"{pointer}/{_escape(key)}/{_escape(str(name))}")
-    for key in (*SCHEMA_LISTS, *SCHEMA_VALUES):
-        child = schema.get(key)
-        if isinstance(child, list):  # draft-07 tuple `items` too
-            for index, item in enumerate(child):
-                yield from _schema_texts(item, f"{pointer}/{_escape(key)}/{index}")
-        else:
-            yield from _schema_texts(child, f"{pointer}/{_escape(key)}")
+    """Titles and descriptions of a schema and of every subschema."""
+    for where, node in walk(schema, pointer):
+        for key in ("title", "description"):
+            if isinstance(text := node.get(key), str):
+                yield f"{where}/{key}", text
 
 
 def _mapping(value: Any) -> Mapping[str, Any]:
     """`value` if it is an object: validating a lockfile is not the linter's job, surviving a bad one is."""
     return value if isinstance(value, Mapping) else {}
-
-
-def _escape(token: str) -> str:
-    return token.replace("~", "~0").replace("/", "~1")
 
 
 def _sorted(findings: Iterable[LintFinding]) -> list[LintFinding]:

@@ -10,10 +10,10 @@ from typing import Any, Literal, Protocol
 
 import anyio
 
-from generator import lockfile
-from generator.config import Config, ServerConfig
-from generator.errors import MCPVendError
-from generator.snapshot import Rejected, take_snapshot
+from mcpvend.config import Config, ServerConfig
+from mcpvend.errors import MCPVendError
+from mcpvend.lock import lockfile
+from mcpvend.lock.snapshot import Rejected, take_snapshot
 
 Status = Literal["locked", "unchanged", "up to date", "drifted", "failed"]
 
@@ -102,7 +102,7 @@ async def _lock_one(config: Config, server: ServerConfig, check: bool, environ: 
 
 def changes(old_text: str | None, new: dict[str, Any]) -> list[str]:
     """What differs between the lockfile on disk and the live server, one classified line each."""
-    from generator.drift import diff_documents
+    from mcpvend.drift.compare import diff_documents
 
     if old_text is None:
         return ["no lockfile yet"]

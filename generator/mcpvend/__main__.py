@@ -1,0 +1,3 @@
+from mcpvend.cli import main
+
+main()

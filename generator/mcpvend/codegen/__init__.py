@@ -1,0 +1,1 @@
+"""Stage 2, `mcpvend generate`: lockfiles in, a typed Python package (models, wrappers, runtime) out."""

@@ -1,0 +1,1 @@
+"""`mcpvend diff` and `lint`: classified findings between lockfiles, and poisoning rules over their text."""
