@@ -176,6 +176,7 @@ def corpus_servers() -> dict[str, list[dict[str, Any]]]:
 
 def lock_documents(directory: Path, servers: dict[str, list[dict[str, Any]]]) -> Path:
     """Write verified lockfiles for tool lists directly (for generation tests that need no server)."""
+    from mcpvend import atomic
     from mcpvend.config import ServerConfig
     from mcpvend.lock import lockfile
     from mcpvend.lock.snapshot import Snapshot
@@ -185,9 +186,7 @@ def lock_documents(directory: Path, servers: dict[str, list[dict[str, Any]]]) ->
         server = ServerConfig(name=name, transport="stdio", command="python", args=("server.py",))
         ordered = sorted({t["name"]: t for t in tools}.values(), key=lambda t: t["name"])
         snapshot = Snapshot(server, "2025-11-25", {"name": name, "version": "1"}, {}, None, ordered, [])
-        lockfile.write_atomic(
-            lockfile.path_for(directory / "lockfiles", name), lockfile.dumps(lockfile.build(snapshot))
-        )
+        atomic.write_atomic(lockfile.path_for(directory / "lockfiles", name), lockfile.dumps(lockfile.build(snapshot)))
         config_lines += [f"[servers.{json.dumps(name)}]", 'command = "python"', 'args = ["server.py"]', ""]
     config = directory / "mcpvend.toml"
     config.write_text("\n".join(config_lines), encoding="utf-8")

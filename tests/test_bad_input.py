@@ -290,7 +290,8 @@ LOCKFILES: dict[str, Input] = {
     ),
     "other-server": Input(_edit(lambda d: d.update(name="b")), ("a.lock.json", "'b'", "'a'")),
     "future-version": Input(
-        _edit(lambda d: d.update(lockfileVersion=2)), ("a.lock.json", "format 2", "upgrade mcpvend")
+        _edit(lambda d: d.update(lockfileVersion=lockfile.LOCKFILE_VERSION + 1)),
+        ("a.lock.json", f"format {lockfile.LOCKFILE_VERSION + 1}", "upgrade mcpvend"),
     ),
     "boolean-version": Input(
         _edit(lambda d: d.update(lockfileVersion=True)), ("a.lock.json", "lockfileVersion=True"), everywhere=False

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import ast
+import difflib
 import json
 import os
 import random
+import shutil
 import signal
 import subprocess
 import sys
@@ -202,21 +204,23 @@ def test_check_notices_a_changed_runtime_without_a_version_bump(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The vendored runtime is part of every fingerprint: upgrading mcpvend's runtime makes the package stale."""
-    from mcpvend.codegen import generate as module
+    from mcpvend.codegen import state, vendor
 
     lock_documents(tmp_path, {"a": [{"name": "t", "inputSchema": {"type": "object"}}]})
     assert mcpvend("generate", cwd=tmp_path).code == 0
     runtime = tmp_path / "runtime"
     runtime.mkdir()
-    for name in module.RUNTIME_MODULES:
-        (runtime / name).write_text((module.RUNTIME / name).read_text())
+    for name in vendor.RUNTIME_MODULES:
+        (runtime / name).write_text((vendor.RUNTIME / name).read_text())
     (runtime / "budget.py").write_text((runtime / "budget.py").read_text() + "\nNEW_SETTING = 1\n")
-    monkeypatch.setattr(module, "RUNTIME", runtime)
-    module._toolchain.cache_clear()
+    monkeypatch.setattr(vendor, "RUNTIME", runtime)
+    state.toolchain.cache_clear()
+    vendor.vendored_runtime.cache_clear()
     try:
         report = generate(load_config(tmp_path / "mcpvend.toml"), check=True)
     finally:
-        module._toolchain.cache_clear()
+        state.toolchain.cache_clear()
+        vendor.vendored_runtime.cache_clear()
     assert report.status == "stale" and report.stale == ("changed: _runtime/budget.py",)
 
 
@@ -253,14 +257,14 @@ def test_an_unchanged_toolchain_reuses_the_runtime_unless_it_was_edited(
 
     config = lock_documents(tmp_path, {"a": [{"name": "t", "inputSchema": {"type": "object"}}]})
     generate(load_config(config), check=False)
-    formatted: list[Path] = []
-    real = module._vendored_runtime
+    formatted: list[str] = []
+    real = module.vendored_runtime
 
-    def counting(source: Path) -> dict[str, str]:
-        formatted.append(source)
-        return real(source)
+    def counting() -> dict[str, str]:
+        formatted.append("runtime")
+        return real()
 
-    monkeypatch.setattr(module, "_vendored_runtime", counting)
+    monkeypatch.setattr(module, "vendored_runtime", counting)
     lock_documents(tmp_path, {"a": [{"name": "t2", "inputSchema": {"type": "object"}}]})
     generate(load_config(config), check=False)
     assert formatted == []
@@ -268,7 +272,7 @@ def test_an_unchanged_toolchain_reuses_the_runtime_unless_it_was_edited(
     edited.write_text(edited.read_text() + "\nINJECTED = 1\n")
     lock_documents(tmp_path, {"a": [{"name": "t3", "inputSchema": {"type": "object"}}]})
     generate(load_config(config), check=False)
-    assert formatted == [module.RUNTIME] and "INJECTED" not in edited.read_text()
+    assert formatted == ["runtime"] and "INJECTED" not in edited.read_text()
     fresh = tmp_path / "fresh"
     assert mcpvend("--output", str(fresh), "generate", cwd=tmp_path).code == 0
     assert tree(fresh) == tree(tmp_path / "generated")
@@ -637,10 +641,37 @@ for bad in ({"closed": {"k": "x", "extra": 1}}, {"mode": "slow"}, {"const": "v2"
     assert run.returncode == 0, run.stderr[-2000:]
     assert run.stdout.splitlines() == [
         "b",
-        "{'nullable': None, 'one': {'b': 2}}",
+        "{'one': {'b': 2}, 'nullable': None}",  # the order the server lists them in
         "1.5",
         "{'a': 1}",
         "refused",
         "refused",
         "refused",
     ]
+
+
+def test_one_changed_description_is_a_small_diff_outside_lockfiles(tmp_path: Path) -> None:
+    """A reviewer's diff for one reworded tool: the docstring and the reviewed record, not every header."""
+    shutil.copytree(REPO / "lockfiles", tmp_path / "lockfiles")
+    shutil.copy2(REPO / "mcpvend.toml", tmp_path / "mcpvend.toml")
+    assert mcpvend("generate", cwd=tmp_path).code == 0
+    before = tree(tmp_path / "generated")
+    path = tmp_path / "lockfiles" / "time.lock.json"
+    document = json.loads(path.read_text(encoding="utf-8"))
+    entry = document["tools"][0]
+    entry["tool"]["description"] += " Both zones are IANA names."
+    entry["digests"] = lockfile.tool_digests(entry["tool"])
+    document["digest"] = lockfile.tools_digest([e["tool"] for e in document["tools"]])
+    path.write_text(lockfile.dumps(document), encoding="utf-8")
+    assert mcpvend("generate", cwd=tmp_path).code == 0
+    after = tree(tmp_path / "generated")
+    changed = sorted(p for p in before.keys() | after.keys() if before.get(p) != after.get(p))
+    added = sum(
+        line.startswith("+") and not line.startswith("+++")
+        for p in changed
+        for line in difflib.unified_diff(
+            before.get(p, b"").decode().splitlines(), after.get(p, b"").decode().splitlines(), n=0
+        )
+    )
+    assert changed == [".mcpvend.json", "time/manifest.json", "time/tools.py"], changed
+    assert added <= 10, added

@@ -4,7 +4,7 @@
 (test_sigkill_mid_generate_leaves_the_old_or_the_new_output); both honour MCPVEND_KILLS
 (default 6 here, for `make test`; `make long` sets 50).
 
-What a killed lock may leave behind: `lockfile.write_atomic` writes `.NAME.lock.json.XXXXXXXX.tmp`
+What a killed lock may leave behind: `atomic.write_atomic` writes `.NAME.lock.json.XXXXXXXX.tmp`
 (mkstemp, in the lockfiles directory) and renames it over `NAME.lock.json`; a kill between the two
 leaves that temporary file. Nothing reads it (lockfiles are found by server name, never by
 listing the directory), and the next successful lock of that server removes it.

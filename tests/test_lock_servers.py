@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import ast
 import json
 import shutil
+import subprocess
 from pathlib import Path
 from typing import Any
 
-from conftest import PY, REPO, demo, mcpvend, node_server, write_config
+from conftest import PY, REPO, demo, mcpvend, node_server, replay, write_config, write_tools
 from mcpvend.lock import lockfile
 
 
@@ -143,3 +145,88 @@ def test_dot_mcp_json_config(tmp_path: Path) -> None:
     run = mcpvend("--config", str(config), "lock", cwd=tmp_path)
     assert run.code == 0, run.err
     assert len(locked(tmp_path, "demo")["tools"]) == 4
+
+
+# A tool whose author ordered its keys and parameters on purpose: nothing here is alphabetical.
+SERVED_IN_ORDER: dict[str, Any] = {
+    "name": "price_itinerary",
+    "title": "Price an itinerary",
+    "description": "Price a trip for everyone on it.",
+    "inputSchema": {
+        "type": "object",
+        "properties": {
+            "travelers": {"type": "integer", "minimum": 1},
+            "legs": {"type": "array", "items": {"type": "string"}},
+            "currency": {"type": "string"},
+            "cabin": {"type": "string"},
+        },
+        "required": ["legs", "travelers"],
+    },
+    "annotations": {"readOnlyHint": True, "idempotentHint": True},
+}
+
+
+def _reversed(value: Any) -> Any:
+    """The same JSON with every object's keys in the opposite order."""
+    if isinstance(value, dict):
+        return {key: _reversed(value[key]) for key in reversed(value)}
+    if isinstance(value, list):
+        return [_reversed(item) for item in value]
+    return value
+
+
+def test_each_tool_keeps_the_order_it_was_served_in_through_lock_generate_and_specs(tmp_path: Path) -> None:
+    write_config(tmp_path, {"s": replay(write_tools(tmp_path / "t.json", [SERVED_IN_ORDER]))})
+    assert mcpvend("lock", cwd=tmp_path).code == 0
+    document = json.loads((tmp_path / "lockfiles" / "s.lock.json").read_text(encoding="utf-8"))
+    tool = document["tools"][0]["tool"]
+    assert list(tool) == list(SERVED_IN_ORDER)
+    assert list(tool["inputSchema"]) == ["type", "properties", "required"]
+    assert list(tool["inputSchema"]["properties"]) == ["travelers", "legs", "currency", "cabin"]
+    assert list(tool["annotations"]) == ["readOnlyHint", "idempotentHint"]
+    assert list(document) == sorted(document) and list(document["tools"][0]) == ["digests", "tool"]
+    # Digests are over canonical JSON: the order a server uses is not part of what it means.
+    assert document["tools"][0]["digests"] == lockfile.tool_digests(_reversed(SERVED_IN_ORDER))
+    assert mcpvend("generate", cwd=tmp_path).code == 0
+    source = (tmp_path / "generated" / "s" / "tools.py").read_text(encoding="utf-8")
+    signatures = [f for f in ast.walk(ast.parse(source)) if isinstance(f, ast.AsyncFunctionDef) and f.args.kwonlyargs]
+    assert [a.arg for a in signatures[0].args.kwonlyargs] == ["travelers", "legs", "currency", "cabin"]
+    probe = "import generated, json; print(json.dumps(generated.toolset().tool_specs('mcp')[0]['inputSchema']))"
+    specs = subprocess.run([PY, "-c", probe], cwd=tmp_path, capture_output=True, text=True, check=True)
+    assert list(json.loads(specs.stdout)["properties"]) == ["travelers", "legs", "currency", "cabin"]
+
+
+def test_relocking_a_server_that_reorders_its_keys_changes_no_byte(tmp_path: Path) -> None:
+    served = write_tools(tmp_path / "t.json", [SERVED_IN_ORDER])
+    write_config(tmp_path, {"s": replay(served)})
+    assert mcpvend("lock", cwd=tmp_path).code == 0
+    path = tmp_path / "lockfiles" / "s.lock.json"
+    before, stamp = path.read_bytes(), path.stat().st_mtime_ns
+    write_tools(served, [_reversed(SERVED_IN_ORDER)])  # the same tool, its keys sent the other way round
+    run = mcpvend("lock", cwd=tmp_path)
+    assert run.code == 0 and "unchanged  s: 1 tools" in run.err, run.err
+    assert (path.read_bytes(), path.stat().st_mtime_ns) == (before, stamp)
+    check = mcpvend("lock", "--check", cwd=tmp_path)
+    assert check.code == 0 and "up to date" in check.err, check.err
+
+
+def test_a_format_1_lockfile_is_still_read_and_is_rewritten_in_served_order_on_the_next_lock(tmp_path: Path) -> None:
+    write_config(tmp_path, {"s": replay(write_tools(tmp_path / "t.json", [SERVED_IN_ORDER]))})
+    assert mcpvend("lock", cwd=tmp_path).code == 0
+    path = tmp_path / "lockfiles" / "s.lock.json"
+    old = {**json.loads(path.read_text(encoding="utf-8")), "lockfileVersion": 1}
+    path.write_text(json.dumps(old, sort_keys=True, indent=2) + "\n", encoding="utf-8")  # as mcpvend 0.1 wrote it
+    assert lockfile.read(path).document["lockfileVersion"] == 1
+    check = mcpvend("lock", "--check", cwd=tmp_path)  # the same server: an upgrade alone is no drift
+    assert check.code == 0 and "up to date" in check.err, check.err
+    assert mcpvend("generate", cwd=tmp_path).code == 0
+    run = mcpvend("lock", cwd=tmp_path)
+    assert run.code == 0 and "locked  s: 1 tools" in run.err, run.err
+    rewritten = json.loads(path.read_text(encoding="utf-8"))
+    assert rewritten["lockfileVersion"] == lockfile.LOCKFILE_VERSION
+    assert list(rewritten["tools"][0]["tool"]["inputSchema"]["properties"]) == [
+        "travelers",
+        "legs",
+        "currency",
+        "cabin",
+    ]

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from mcpvend import atomic
 from mcpvend.config import ServerConfig
 from mcpvend.errors import LockfileError
 from mcpvend.lock import lockfile
@@ -71,7 +72,7 @@ def valid_text() -> str:
         (lambda d: d.update(digest="sha256:00"), "the lockfile digest does not match"),
         (lambda d: d["tools"].reverse(), "tools are not sorted"),
         (lambda d: d.update(lockfileVersion=99), "format 99 is newer than this mcpvend reads"),
-        (lambda d: d.update(lockfileVersion="1"), "not a mcpvend lockfile of format 1"),
+        (lambda d: d.update(lockfileVersion="1"), "not a mcpvend lockfile of format 2"),
         (lambda d: d.pop("source"), "missing or malformed 'source'"),
         (lambda d: d["tools"].append(7), r"tools\[2\] is malformed"),
     ],
@@ -96,8 +97,8 @@ def test_unreadable_lockfiles(tmp_path: Path) -> None:
 
 def test_atomic_write_gives_normal_permissions_and_leaves_no_temp_files(tmp_path: Path) -> None:
     path = tmp_path / "deep" / "s.lock.json"
-    lockfile.write_atomic(path, "one\n")
-    lockfile.write_atomic(path, "two\n")
+    atomic.write_atomic(path, "one\n")
+    atomic.write_atomic(path, "two\n")
     assert path.read_text() == "two\n"
     umask = os.umask(0)
     os.umask(umask)
@@ -114,6 +115,6 @@ def test_a_failed_write_keeps_the_old_file_whole(tmp_path: Path, monkeypatch: py
 
     monkeypatch.setattr(os, "replace", broken_replace)
     with pytest.raises(OSError, match="No space left"):
-        lockfile.write_atomic(path, "new\n" * 1000)
+        atomic.write_atomic(path, "new\n" * 1000)
     assert path.read_text() == "old\n"
     assert [p.name for p in tmp_path.iterdir()] == ["s.lock.json"]

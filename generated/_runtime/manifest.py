@@ -37,7 +37,6 @@ class ConnectError(Exception):
 class Manifest:
     server: str
     lockfile: str
-    digest: str
     source: Mapping[str, Any]
     capabilities: tuple[Capability, ...]
     tools: tuple[Mapping[str, Any], ...]
@@ -119,7 +118,6 @@ def load_manifest(package: str) -> Manifest:
     return Manifest(
         server=data["server"],
         lockfile=data["lockfile"],
-        digest=data["digest"],
         source=data["source"],
         capabilities=tuple(data["clientCapabilities"]),
         tools=tuple(data["tools"]),

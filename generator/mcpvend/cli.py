@@ -71,19 +71,16 @@ def _load(options: Options) -> Config:
 @click.pass_obj
 def lock(options: Options, servers: tuple[str, ...], check: bool) -> None:
     """Snapshot servers' tool lists into lockfiles/<server>.lock.json."""
-    from mcpvend.lock.lockfile import preflight
+    from mcpvend.drift.compare import explain
+    from mcpvend.lock.progress import reporter_for
+    from mcpvend.lock.run import exit_code
+    from mcpvend.lock.run import lock as run_lock
 
     try:
         config = _load(options)
-        for server in config.select(servers):  # bad input fails before any server starts
-            preflight(config.lockfiles, server.name, check=check)
-        from mcpvend.lock.progress import reporter_for
-        from mcpvend.lock.run import exit_code
-        from mcpvend.lock.run import lock as run_lock
-
         reporter = reporter_for(sys.stderr, relative_to=str(Path.cwd()))
         try:
-            outcomes = run_lock(config, servers, check=check, environ=os.environ, reporter=reporter)
+            outcomes = run_lock(config, servers, check=check, environ=os.environ, reporter=reporter, explain=explain)
         finally:
             reporter.close()
     except MCPVendError as exc:
@@ -185,11 +182,11 @@ def lint(options: Options, servers: tuple[str, ...], fmt: str, fail_on: str) -> 
 @click.pass_obj
 def show(options: Options, servers: tuple[str, ...], context_window: int, fmt: str) -> None:
     """The locked tools, their annotations, and the tokens each ToolSet mode would cost (offline)."""
-    from mcpvend.codegen.generate import read_lockfiles
+    from mcpvend.lock.lockfile import read_configured
 
     try:
         config = _load(options)
-        locks = read_lockfiles(config, servers)
+        locks = read_configured(config, servers)
     except MCPVendError as exc:
         _fail(exc)
     from mcpvend.runtime.budget import Budget

@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
+from mcpvend.atomic import write_atomic
 from mcpvend.config import ServerConfig, load_config
 from mcpvend.errors import ConfigError
-from mcpvend.lock.lockfile import write_atomic
 from mcpvend.runtime.targets import VARIABLE
 
 TARGET = "mcpvend.toml"

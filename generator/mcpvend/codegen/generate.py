@@ -1,56 +1,37 @@
 """`mcpvend generate`: lockfiles in, a typed Python package out, swapped in atomically.
 
-Offline by construction: only lockfiles are read. The output carries `.mcpvend.json`, a record
-of the inputs and of every file written, so that `generate --check` on an unchanged tree
-answers without running the code generator at all.
+Offline by construction: only lockfiles are read. The output carries `.mcpvend.json` (see
+`state`), so that `generate --check` on an unchanged tree answers without generating anything.
 """
 
 from __future__ import annotations
 
 import ast
-import hashlib
 import json
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import cache
-from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from mcpvend import __version__
-from mcpvend.codegen.outdir import STATE, check_writable, replace_tree, tree_files
-from mcpvend.codegen.render import black_format, render, template_sources
+from mcpvend.codegen import state
+from mcpvend.codegen.outdir import STATE, check_writable, replace_tree
+from mcpvend.codegen.render import black_format, render
+from mcpvend.codegen.vendor import vendored_runtime
 from mcpvend.config import Config
 from mcpvend.errors import MCPVendError
-from mcpvend.lock import lockfile
-from mcpvend.lock.lockfile import Lockfile
+from mcpvend.lock.lockfile import Lockfile, as_served, read_configured
 
 if TYPE_CHECKING:
     from mcpvend.codegen.models import Models
     from mcpvend.codegen.plan import ToolPlan
 
-RUNTIME = Path(__file__).resolve().parent.parent / "runtime"
-RUNTIME_MODULES = (
-    "__init__.py",
-    "budget.py",
-    "catalog.py",
-    "connection.py",
-    "digests.py",
-    "failures.py",
-    "manifest.py",
-    "names.py",
-    "pool.py",
-    "results.py",
-    "search.py",
-    "specs.py",
-    "targets.py",
-    "tools.py",
-    "toolset.py",
-    "validation.py",
-)
-RUNTIME_HEADER = "# Part of the mcpvend runtime, vendored by `mcpvend generate`. Do not edit.\n"
 DO_NOT_EDIT = "# Do not edit: run `mcpvend generate`."
+GITATTRIBUTES = ".gitattributes"
+# Code hosts collapse these files in pull-request diffs; the lockfiles beside them are what to review.
+DEFAULT_GITATTRIBUTES = (
+    "# Written by mcpvend: generated files, collapsed in pull-request diffs.\n* linguist-generated=true\n"
+)
 
 
 @dataclass(frozen=True)
@@ -68,27 +49,22 @@ def generate(config: Config, *, check: bool, full: bool = False) -> Report:
     The hashes recorded in `.mcpvend.json` make the no-change path fast, but they are part of the
     output a pull request can edit: `full` trusts none of them and regenerates everything (CI).
     """
-    locks = read_lockfiles(config)
+    locks = read_configured(config)
     if os.path.lexists(config.output) and not config.output.is_dir():
         raise MCPVendError(f"{config.output}: the output is not a directory")
     if not check:
         check_writable(config.output)  # before the code generator runs, not after
     tools = sum(len(lock.tools) for lock in locks.values())
-    inputs = {name: _fingerprint(config, name, lock) for name, lock in locks.items()}
-    previous = None if full else _read_state(config.output)
-    if _is_fresh(config.output, previous, inputs):
+    inputs = {name: state.fingerprint(config, name, lock) for name, lock in locks.items()}
+    previous = None if full else state.read_state(config.output)
+    if state.is_fresh(config.output, previous, inputs):
         return Report("up to date", config.output, len(locks), tools)
     files = build(config, locks, inputs, previous)
     if check:
-        stale = tuple(_differences(config.output, files))
+        stale = tuple(state.differences(config.output, files))
         return Report("stale" if stale else "up to date", config.output, len(locks), tools, stale)
     replace_tree(config.output, files)
     return Report("generated", config.output, len(locks), tools)
-
-
-def read_lockfiles(config: Config, servers: tuple[str, ...] = ()) -> dict[str, Lockfile]:
-    """The verified lockfile of each named server (all configured ones when none are named)."""
-    return {server.name: lockfile.read_for(config.lockfiles, server.name) for server in config.select(servers)}
 
 
 def build(
@@ -102,27 +78,28 @@ def build(
     """
     from mcpvend.codegen import naming
 
-    toolchain = _sha256(_toolchain().encode())
-    recorded = previous or {"servers": {}, "files": {}}
-    same_toolchain = recorded.get("toolchain") == toolchain
-    runtime = _reusable(config.output, recorded["files"], "_runtime/") if same_toolchain else None
-    files: dict[str, str] = {"py.typed": "", **(runtime or _vendored_runtime(RUNTIME))}
+    runtime = state.reusable(config.output, previous, "_runtime/") if state.same_toolchain(previous) else None
+    files: dict[str, str] = {
+        "py.typed": "",
+        GITATTRIBUTES: _gitattributes(config.output),
+        **(runtime or vendored_runtime()),
+    }
     packages = naming.disambiguate({name: naming.subpackage(name) for name in locks})
     summary = []
     for name, lock in locks.items():
         relative = os.path.relpath(lock.path, config.base_dir).replace(os.sep, "/")
-        header = f"# Generated by mcpvend from {relative}\n# ({lock.digest}).\n{DO_NOT_EDIT}"
-        same_inputs = recorded["servers"].get(name) == inputs[name]
-        reused = _reusable(config.output, recorded["files"], f"{packages[name]}/") if same_inputs else None
+        same_inputs = previous is not None and previous["servers"].get(name) == inputs[name]
+        reused = state.reusable(config.output, previous, f"{packages[name]}/") if same_inputs else None
         if reused is not None:
             files.update(reused)
         else:
+            header = f"# Generated by mcpvend from {relative}.\n{DO_NOT_EDIT}"
             server_files = _server_files(name, lock, relative, header, config.servers[name].rename)
             files.update({f"{packages[name]}/{path}": text for path, text in server_files.items()})
         summary.append({"name": name, "subpackage": packages[name], "tool_count": len(lock.tools)})
     header = "\n".join(
         ["# Generated by mcpvend from:"]
-        + [f"#   {os.path.relpath(lock.path, config.base_dir)} ({lock.digest})" for lock in locks.values()]
+        + [f"#   {os.path.relpath(lock.path, config.base_dir)}" for lock in locks.values()]
         + [DO_NOT_EDIT]
     )
     files["__init__.py"] = black_format(
@@ -132,8 +109,16 @@ def build(
             servers=[{**s, "subpackage_literal": repr(s["subpackage"])} for s in summary],
         )
     )
-    files[STATE] = _state(toolchain, inputs, files)
+    files[STATE] = state.render_state(inputs, files)
     return files
+
+
+def _gitattributes(output: Path) -> str:
+    """Ours, unless the output already has one: a user's own settings are kept."""
+    try:
+        return (output / GITATTRIBUTES).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return DEFAULT_GITATTRIBUTES
 
 
 def _server_files(name: str, lock: Lockfile, relative: str, header: str, renames: Mapping[str, str]) -> dict[str, str]:
@@ -166,7 +151,6 @@ def _server_files(name: str, lock: Lockfile, relative: str, header: str, renames
     manifest = {
         "server": name,
         "lockfile": relative,
-        "digest": lock.digest,
         "protocolVersion": lock.document["protocolVersion"],
         "source": lock.document["source"],
         "clientCapabilities": lock.document.get("clientCapabilities", []),
@@ -185,7 +169,7 @@ def _server_files(name: str, lock: Lockfile, relative: str, header: str, renames
         "__init__.py": black_format(render("server_init.py.jinja", header=header, server=name, tool_count=len(tools))),
         "models.py": black_format(models.source),
         "tools.py": wrappers,
-        "manifest.json": json.dumps(manifest, sort_keys=True, indent=2, ensure_ascii=False) + "\n",
+        "manifest.json": json.dumps(as_served(manifest), indent=2, ensure_ascii=False) + "\n",
     }
 
 
@@ -206,88 +190,3 @@ def _check_docstrings(server: str, source: str, plans: list[ToolPlan], tools: li
         expected = tool.get("description")
         if methods.get(plan.method) != (expected if isinstance(expected, str) else None):
             raise MCPVendError(f"server '{server}': internal error: the docstring of {plan.method} lost characters")
-
-
-@cache
-def _vendored_runtime(source: Path) -> dict[str, str]:
-    """The runtime's modules as the package holds them: the same for every output of a process, and black
-    formatting them is most of a small server's generation time."""
-    return {
-        f"_runtime/{module}": black_format(RUNTIME_HEADER + (source / module).read_text(encoding="utf-8"))
-        for module in RUNTIME_MODULES
-    }
-
-
-@cache
-def _toolchain() -> str:
-    """The versions, templates and vendored runtime every server's output depends on."""
-    parts: list[Any] = [__version__, metadata.version("datamodel-code-generator"), metadata.version("black")]
-    parts += sorted(template_sources().items())
-    parts += [(module, (RUNTIME / module).read_text(encoding="utf-8")) for module in RUNTIME_MODULES]
-    return json.dumps(parts, sort_keys=True, ensure_ascii=False)
-
-
-def _fingerprint(config: Config, name: str, lock: Lockfile) -> str:
-    """What one server's output depends on: its lockfile, renames and paths, and the toolchain.
-
-    The rest of the generator's source is represented by its version; while developing mcpvend
-    itself, the golden-record test (a fresh generation compared byte for byte) catches staleness.
-    """
-    relative = os.path.relpath(lock.path, config.base_dir)
-    part = [_toolchain(), name, relative, dict(config.servers[name].rename), lockfile.dumps(lock.document)]
-    return _sha256(json.dumps(part, sort_keys=True, ensure_ascii=False).encode())
-
-
-def _state(toolchain: str, inputs: dict[str, str], files: dict[str, str]) -> str:
-    hashes = {path: _sha256(text.encode()) for path, text in sorted(files.items()) if path != STATE}
-    state = {"generator": "mcpvend", "toolchain": toolchain, "servers": inputs, "files": hashes}
-    return json.dumps(state, sort_keys=True, indent=2) + "\n"
-
-
-def _read_state(output: Path) -> dict[str, Any] | None:
-    try:
-        state = json.loads((output / STATE).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    ok = isinstance(state, dict) and isinstance(state.get("servers"), dict) and isinstance(state.get("files"), dict)
-    return state if ok else None
-
-
-def _reusable(output: Path, recorded: Mapping[str, str], prefix: str) -> dict[str, str] | None:
-    """The files under `prefix` from disk, if each has the hash the previous run `recorded` (the
-    caller has checked that they were made from the same inputs)."""
-    paths = {p: h for p, h in recorded.items() if p.startswith(prefix)}
-    try:
-        data = {p: (output / p).read_bytes() for p in paths}
-    except OSError:
-        return None
-    if not paths or any(_sha256(data[p]) != h for p, h in paths.items()):
-        return None
-    return {p: content.decode("utf-8") for p, content in data.items()}
-
-
-def _sha256(data: bytes) -> str:
-    return "sha256:" + hashlib.sha256(data).hexdigest()
-
-
-def _is_fresh(output: Path, state: dict[str, Any] | None, inputs: dict[str, str]) -> bool:
-    """True when the output was generated from these inputs and no file has changed since."""
-    if state is None or state["servers"] != inputs or set(state["files"]) != set(tree_files(output)) - {STATE}:
-        return False
-    try:
-        return all(_sha256((output / path).read_bytes()) == digest for path, digest in state["files"].items())
-    except OSError:
-        return False
-
-
-def _differences(output: Path, files: dict[str, str]) -> list[str]:
-    """What differs between the package on disk and the one the lockfiles give (the state file aside)."""
-    on_disk = set(tree_files(output)) if output.is_dir() else set()
-    found = []
-    for path in sorted(set(files) - {STATE}):
-        if path not in on_disk:
-            found.append(f"missing: {path}")
-        elif (output / path).read_bytes() != files[path].encode():
-            found.append(f"changed: {path}")
-    found += [f"extra: {path}" for path in sorted(on_disk - set(files))]
-    return found

@@ -136,7 +136,7 @@ def _generate(documents: list[dict[str, Any]], aliases: dict[str, str], header: 
         warnings.simplefilter("ignore")  # dangling refs and the like become `Any`, which is still correct
         try:
             return generate(
-                json.dumps(documents, sort_keys=True),
+                json.dumps(documents),  # in served order: fields keep the order their author chose
                 input_file_type=InputFileType.MCPTools,
                 output_model_type=DataModelType.PydanticV2BaseModel,
                 target_python_version=PythonVersion.PY_311,

@@ -10,6 +10,7 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
+from mcpvend.atomic import umask
 from mcpvend.errors import MCPVendError
 
 STATE = ".mcpvend.json"  # marks a directory as ours, and records what generated it
@@ -41,7 +42,7 @@ def replace_tree(output: Path, files: dict[str, str]) -> None:
     except OSError as exc:
         raise MCPVendError(f"cannot write {output}: {exc.strerror or exc}") from None
     try:
-        os.chmod(staging, 0o777 & ~_umask())
+        os.chmod(staging, 0o777 & ~umask())
         for relative, text in files.items():
             path = staging / relative
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -97,9 +98,3 @@ def _clean_leftovers(parent: Path, name: str) -> None:
         os.rename(backup, parent / name)
     for leftover in parent.glob(f".{name}.mcpvend-*"):
         shutil.rmtree(leftover, ignore_errors=True)
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask

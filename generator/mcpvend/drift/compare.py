@@ -82,6 +82,18 @@ def reaches(findings: Iterable[Finding], level: FailOn) -> bool:
     return any(wanted is None or f.category in wanted for f in findings)
 
 
+def explain(old: Mapping[str, Any] | None, new: Mapping[str, Any]) -> list[str]:
+    """`lock --check`'s account of a drifted server: one classified line per finding."""
+    if old is None:
+        return ["no lockfile yet"]
+    try:
+        findings = diff_documents(old, new)
+    except (KeyError, TypeError, AttributeError):  # a lockfile that parses but is not one
+        return ["the existing lockfile is unreadable"]
+    lines = [f"{f.severity} {f.kind}: {f.tool or '(server)'} {f.pointer or '/'}: {f.message}" for f in findings]
+    return lines or ["formatting differs"]
+
+
 def diff_documents(old: Mapping[str, Any], new: Mapping[str, Any], *, lint: bool = True) -> list[Finding]:
     """Every finding between two lockfile documents, in a stable order."""
     old_tools = {e["tool"]["name"]: e["tool"] for e in old.get("tools", [])}

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import contextlib
-import glob
 import itertools
 import json
 import os
-import tempfile
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -19,9 +18,12 @@ from mcpvend.runtime.digests import digest as digest
 from mcpvend.runtime.digests import tool_digests as tool_digests
 
 if TYPE_CHECKING:
+    from mcpvend.config import Config
     from mcpvend.lock.snapshot import Snapshot
 
-LOCKFILE_VERSION = 1
+# 2: each tool keeps the key and property order it was served in (1 sorted them; still read).
+LOCKFILE_VERSION = 2
+READABLE_VERSIONS = (1, 2)
 SUFFIX = ".lock.json"
 
 
@@ -51,9 +53,37 @@ def build(snapshot: Snapshot) -> dict[str, Any]:
     }
 
 
-def dumps(document: dict[str, Any]) -> str:
-    """Pretty, sorted and newline-terminated, so that a pull request diff reads well."""
-    return json.dumps(document, sort_keys=True, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+def dumps(document: Mapping[str, Any]) -> str:
+    """Pretty and newline-terminated, so that a pull request diff reads well.
+
+    Everything is sorted but the tools themselves, which keep the order they were served in: a
+    tool's parameters are read (by people, by models) in the order their author chose.
+    """
+    return json.dumps(as_served(document), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+def as_served(document: Mapping[str, Any]) -> dict[str, Any]:
+    """`document` with sorted keys, except in each `tools[].tool` (lockfiles and manifests alike)."""
+    ordered = _sorted({k: v for k, v in document.items() if k != "tools"})
+    if "tools" in document:
+        ordered["tools"] = [
+            {**_sorted({k: v for k, v in entry.items() if k != "tool"}), "tool": entry["tool"]}
+            for entry in document["tools"]
+        ]
+    return dict(sorted(ordered.items()))
+
+
+def _sorted(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {key: _sorted(value[key]) for key in sorted(value)}
+    if isinstance(value, list):
+        return [_sorted(item) for item in value]
+    return value
+
+
+def same_content(old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
+    """Whether two lockfile documents record the same server, whatever their format version or key order."""
+    return canonical({**old, "lockfileVersion": None}) == canonical({**new, "lockfileVersion": None})
 
 
 @dataclass(frozen=True)
@@ -93,6 +123,11 @@ def read_for(directory: Path, server: str) -> Lockfile:
     if lock.name != server:
         raise LockfileError(f"{lock.path}: holds server {lock.name!r}, expected {server!r}")
     return lock
+
+
+def read_configured(config: Config, servers: tuple[str, ...] = ()) -> dict[str, Lockfile]:
+    """The verified lockfile of each named server (all configured ones when none are named)."""
+    return {server.name: read_for(config.lockfiles, server.name) for server in config.select(servers)}
 
 
 def preflight(directory: Path, server: str, *, check: bool) -> None:
@@ -148,7 +183,7 @@ def parse(path: Path, text: str) -> Lockfile:
     if not isinstance(document, dict):
         raise LockfileError(f"{path}: not a lockfile (expected a JSON object)")
     version = document.get("lockfileVersion")
-    if type(version) is not int or version != LOCKFILE_VERSION:
+    if type(version) is not int or version not in READABLE_VERSIONS:
         if type(version) is int and version > LOCKFILE_VERSION:
             raise LockfileError(_newer(path, version))
         raise LockfileError(
@@ -207,43 +242,3 @@ def _check_tool(path: Path, tool: dict[str, Any]) -> None:
 def _json_type(value: object) -> str:
     names = {dict: "an object", list: "an array", str: "a string", bool: "a boolean", type(None): "null"}
     return names.get(type(value), "a number")
-
-
-def write_atomic(path: Path, text: str) -> None:
-    """Replace `path` in one step: readers see the old file or the new one, never a part."""
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    except OSError as exc:  # the same error without the name of a temporary file the user never sees
-        raise OSError(exc.errno, exc.strerror) from exc
-    try:
-        os.fchmod(fd, _file_mode())
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temp, path)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
-    directory = os.open(path.parent, os.O_RDONLY)
-    try:
-        os.fsync(directory)
-    finally:
-        os.close(directory)
-
-
-def sweep_temporaries(path: Path) -> None:
-    """Remove what a killed `write_atomic` of `path` left: its complete but never renamed temp files.
-
-    They sit in a committed directory, where `git add` would pick them up; nothing else reads them.
-    """
-    for temp in path.parent.glob(f".{glob.escape(path.name)}.*.tmp"):
-        temp.unlink(missing_ok=True)
-
-
-def _file_mode() -> int:
-    """The mode a plain `open()` would give: mkstemp's 0600 would hide lockfiles from group and CI users."""
-    umask = os.umask(0)
-    os.umask(umask)
-    return 0o666 & ~umask

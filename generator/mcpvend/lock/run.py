@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
 import anyio
 
+from mcpvend.atomic import sweep_temporaries, write_atomic
 from mcpvend.config import Config, ServerConfig
 from mcpvend.errors import MCPVendError
 from mcpvend.lock import lockfile
 from mcpvend.lock.snapshot import Rejected, take_snapshot
+from mcpvend.runtime.digests import canonical
 
 Status = Literal["locked", "unchanged", "up to date", "drifted", "failed"]
 
@@ -36,6 +38,15 @@ class Reporter(Protocol):
     def finished(self, outcome: Outcome) -> None: ...
 
 
+# Why a live server differs from its lockfile, one line a change: drift's classification, passed
+# in by the caller so that locking depends on nothing downstream of it.
+Explain = Callable[[Mapping[str, Any] | None, Mapping[str, Any]], Sequence[str]]
+
+
+def _unexplained(old: Mapping[str, Any] | None, new: Mapping[str, Any]) -> Sequence[str]:
+    return ["no lockfile yet"] if old is None else ["the live server differs from the lockfile"]
+
+
 def exit_code(outcomes: list[Outcome]) -> int:
     """0 all well, 1 a check found drift, 2 a server failed (the contract CI scripts rely on)."""
     if any(o.status == "failed" for o in outcomes):
@@ -44,21 +55,38 @@ def exit_code(outcomes: list[Outcome]) -> int:
 
 
 def lock(
-    config: Config, names: tuple[str, ...], *, check: bool, environ: Mapping[str, str], reporter: Reporter
+    config: Config,
+    names: tuple[str, ...],
+    *,
+    check: bool,
+    environ: Mapping[str, str],
+    reporter: Reporter,
+    explain: Explain = _unexplained,
 ) -> list[Outcome]:
-    """Lock (or, with `check`, compare) the named servers at once; one failure costs no other."""
+    """Lock (or, with `check`, compare) the named servers at once; one failure costs no other.
+
+    Bad input (an unknown server, a lockfile that cannot be checked or replaced) fails before
+    any server starts.
+    """
     servers = config.select(names)
+    for server in servers:
+        lockfile.preflight(config.lockfiles, server.name, check=check)
     reporter.started([s.name for s in servers])
-    return anyio.run(_lock_all, config, servers, check, environ, reporter)
+    return anyio.run(_lock_all, config, servers, check, environ, reporter, explain)
 
 
 async def _lock_all(
-    config: Config, servers: list[ServerConfig], check: bool, environ: Mapping[str, str], reporter: Reporter
+    config: Config,
+    servers: list[ServerConfig],
+    check: bool,
+    environ: Mapping[str, str],
+    reporter: Reporter,
+    explain: Explain,
 ) -> list[Outcome]:
     outcomes: dict[str, Outcome] = {}
 
     async def one(server: ServerConfig) -> None:
-        outcome = await _lock_one(config, server, check, environ)
+        outcome = await _lock_one(config, server, check, environ, explain)
         outcomes[server.name] = outcome
         reporter.finished(outcome)
 
@@ -68,48 +96,37 @@ async def _lock_all(
     return [outcomes[s.name] for s in servers]
 
 
-async def _lock_one(config: Config, server: ServerConfig, check: bool, environ: Mapping[str, str]) -> Outcome:
+async def _lock_one(
+    config: Config, server: ServerConfig, check: bool, environ: Mapping[str, str], explain: Explain
+) -> Outcome:
     path = lockfile.path_for(config.lockfiles, server.name)
     try:
         snapshot = await take_snapshot(server, config.base_dir, environ)
     except MCPVendError as exc:
         return Outcome(server.name, "failed", path, detail=str(exc))
     document = lockfile.build(snapshot)
-    text = lockfile.dumps(document)
-    try:
-        old = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        old = None
-    except (OSError, UnicodeDecodeError):
-        old = ""
+    old = _existing(path)
     base = Outcome(server.name, "locked", path, tools=len(snapshot.tools), rejected=tuple(snapshot.rejected))
-    if check:
-        if old == text:
+    if check:  # what the server serves, whatever the format of the file that records it
+        if old is not None and lockfile.same_content(old, document):
             return replace(base, status="up to date")
-        return replace(base, status="drifted", changes=tuple(changes(old, document)))
+        return replace(base, status="drifted", changes=tuple(explain(old, document)))
+    # Equal canonical forms are the same lockfile: a server that sends its keys in another order
+    # this time changes nothing on disk.
+    same = old is not None and canonical(old) == canonical(document)
     try:
-        if old != text:
-            lockfile.write_atomic(path, text)
-        lockfile.sweep_temporaries(path)
+        if not same:
+            write_atomic(path, lockfile.dumps(document))
+        sweep_temporaries(path)
     except OSError as exc:
         return Outcome(server.name, "failed", path, detail=f"server '{server.name}': cannot write {path}: {exc}")
-    return (
-        replace(base, status="unchanged")
-        if old == text
-        else replace(base, detail=f"protocol {snapshot.protocol_version}")
-    )
+    return replace(base, status="unchanged") if same else replace(base, detail=f"protocol {snapshot.protocol_version}")
 
 
-def changes(old_text: str | None, new: dict[str, Any]) -> list[str]:
-    """What differs between the lockfile on disk and the live server, one classified line each."""
-    from mcpvend.drift.compare import diff_documents
-
-    if old_text is None:
-        return ["no lockfile yet"]
+def _existing(path: Path) -> dict[str, Any] | None:
+    """The lockfile on disk as a document; None when there is none or it is unreadable."""
     try:
-        old = json.loads(old_text)
-        findings = diff_documents(old, new)
-    except (ValueError, KeyError, TypeError, AttributeError):
-        return ["the existing lockfile is unreadable"]
-    lines = [f"{f.severity} {f.kind}: {f.tool or '(server)'} {f.pointer or '/'}: {f.message}" for f in findings]
-    return lines or ["formatting differs"]
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError):
+        return None
+    return document if isinstance(document, dict) else None

@@ -27,7 +27,6 @@ class ConnectError(Exception):
 class Manifest:
     server: str
     lockfile: str
-    digest: str
     source: Mapping[str, Any]
     capabilities: tuple[Capability, ...]
     tools: tuple[Mapping[str, Any], ...]
@@ -93,7 +92,6 @@ def load_manifest(package: str) -> Manifest:
     return Manifest(
         server=data["server"],
         lockfile=data["lockfile"],
-        digest=data["digest"],
         source=data["source"],
         capabilities=tuple(data["clientCapabilities"]),
         tools=tuple(data["tools"]),

@@ -1,0 +1,128 @@
+"""`.mcpvend.json`: what an output was generated from, so that `generate --check` on an unchanged tree
+answers without running the code generator (the pre-commit path), and one changed lockfile
+regenerates one server.
+
+A server's fingerprint covers its lockfile, renames and paths, and the toolchain: mcpvend's version,
+the formatter and model generator versions, the templates and the vendored runtime. The rest of
+mcpvend's source is represented by its version; while developing mcpvend itself, the golden-record
+test (a fresh generation compared byte for byte) catches staleness.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+from collections.abc import Mapping
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from mcpvend import __version__
+from mcpvend.codegen.outdir import STATE, tree_files
+from mcpvend.codegen.render import template_sources
+from mcpvend.codegen.vendor import runtime_sources
+from mcpvend.config import Config
+from mcpvend.lock import lockfile
+from mcpvend.lock.lockfile import Lockfile
+
+# What formats or generates the bytes of the output, besides mcpvend itself (isort orders the
+# model modules' imports for datamodel-code-generator).
+TOOLCHAIN_DISTRIBUTIONS = ("black", "datamodel-code-generator", "isort")
+
+
+def sha256(data: bytes) -> str:
+    return "sha256:" + hashlib.sha256(data).hexdigest()
+
+
+@cache
+def toolchain() -> str:
+    """The versions, templates and vendored runtime every server's output depends on."""
+    parts: list[Any] = [__version__, *(installed_version(d) for d in TOOLCHAIN_DISTRIBUTIONS)]
+    parts += sorted(template_sources().items())
+    parts += runtime_sources()
+    return json.dumps(parts, sort_keys=True, ensure_ascii=False)
+
+
+def installed_version(distribution: str) -> str:
+    """A distribution's version, read off its `.dist-info` directory name.
+
+    `importlib.metadata` parses every distribution's metadata to answer: that alone cost more than
+    the rest of `generate --check`. It stays the fallback for installs it knows and this does not.
+    """
+    prefix = distribution.replace("-", "_").lower() + "-"
+    for entry in sys.path:
+        try:
+            names = os.listdir(entry or ".")
+        except OSError:
+            continue
+        for name in names:
+            if name.endswith(".dist-info") and name.lower().startswith(prefix):
+                return name[len(prefix) : -len(".dist-info")]
+    from importlib import metadata
+
+    return metadata.version(distribution)
+
+
+def fingerprint(config: Config, name: str, lock: Lockfile) -> str:
+    """What one server's output depends on: its lockfile, renames and paths, and the toolchain."""
+    relative = os.path.relpath(lock.path, config.base_dir)
+    part = [toolchain(), name, relative, dict(config.servers[name].rename), lockfile.dumps(lock.document)]
+    return sha256(json.dumps(part, sort_keys=True, ensure_ascii=False).encode())
+
+
+def render_state(inputs: Mapping[str, str], files: Mapping[str, str]) -> str:
+    hashes = {path: sha256(text.encode()) for path, text in sorted(files.items()) if path != STATE}
+    state = {"generator": "mcpvend", "toolchain": sha256(toolchain().encode()), "servers": inputs, "files": hashes}
+    return json.dumps(state, sort_keys=True, indent=2) + "\n"
+
+
+def read_state(output: Path) -> dict[str, Any] | None:
+    try:
+        state = json.loads((output / STATE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    ok = isinstance(state, dict) and isinstance(state.get("servers"), dict) and isinstance(state.get("files"), dict)
+    return state if ok else None
+
+
+def same_toolchain(state: Mapping[str, Any] | None) -> bool:
+    return state is not None and state.get("toolchain") == sha256(toolchain().encode())
+
+
+def reusable(output: Path, state: Mapping[str, Any] | None, prefix: str) -> dict[str, str] | None:
+    """The files under `prefix` from disk, if each has the hash the previous run recorded (the
+    caller has checked that they were made from the same inputs)."""
+    recorded: Mapping[str, str] = state["files"] if state is not None else {}
+    paths = {p: h for p, h in recorded.items() if p.startswith(prefix)}
+    try:
+        data = {p: (output / p).read_bytes() for p in paths}
+    except OSError:
+        return None
+    if not paths or any(sha256(data[p]) != h for p, h in paths.items()):
+        return None
+    return {p: content.decode("utf-8") for p, content in data.items()}
+
+
+def is_fresh(output: Path, state: Mapping[str, Any] | None, inputs: Mapping[str, str]) -> bool:
+    """True when the output was generated from these inputs and no file has changed since."""
+    if state is None or state["servers"] != inputs or set(state["files"]) != set(tree_files(output)) - {STATE}:
+        return False
+    try:
+        return all(sha256((output / path).read_bytes()) == digest for path, digest in state["files"].items())
+    except OSError:
+        return False
+
+
+def differences(output: Path, files: Mapping[str, str]) -> list[str]:
+    """What differs between the package on disk and the one the lockfiles give (the state file aside)."""
+    on_disk = set(tree_files(output)) if output.is_dir() else set()
+    found = []
+    for path in sorted(set(files) - {STATE}):
+        if path not in on_disk:
+            found.append(f"missing: {path}")
+        elif (output / path).read_bytes() != files[path].encode():
+            found.append(f"changed: {path}")
+    found += [f"extra: {path}" for path in sorted(on_disk - set(files))]
+    return found

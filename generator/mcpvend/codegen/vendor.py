@@ -1,0 +1,41 @@
+"""The runtime every generated package carries in `_runtime/`: mcpvend's own `runtime/`, copied and formatted."""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+from mcpvend.codegen.render import black_format
+
+RUNTIME = Path(__file__).resolve().parent.parent / "runtime"
+RUNTIME_MODULES = (
+    "__init__.py",
+    "budget.py",
+    "catalog.py",
+    "connection.py",
+    "digests.py",
+    "failures.py",
+    "manifest.py",
+    "names.py",
+    "pool.py",
+    "results.py",
+    "search.py",
+    "specs.py",
+    "targets.py",
+    "tools.py",
+    "toolset.py",
+    "validation.py",
+)
+RUNTIME_HEADER = "# Part of the mcpvend runtime, vendored by `mcpvend generate`. Do not edit.\n"
+
+
+def runtime_sources() -> list[tuple[str, str]]:
+    """Each runtime module's source as mcpvend holds it, for the fingerprint of `generate --check`."""
+    return [(module, (RUNTIME / module).read_text(encoding="utf-8")) for module in RUNTIME_MODULES]
+
+
+@cache
+def vendored_runtime() -> dict[str, str]:
+    """The runtime's modules as the package holds them: the same for every output of a process, and black
+    formatting them is most of a small server's generation time."""
+    return {f"_runtime/{module}": black_format(RUNTIME_HEADER + source) for module, source in runtime_sources()}
