@@ -40,6 +40,7 @@ lint: $(VENV)/.installed
 	$(BIN)/ruff check generator tests bench
 	$(BIN)/ruff format --check generator tests bench
 	$(BIN)/mypy
+	$(BIN)/pyright
 
 ## bench: run every benchmark in bench/ and write their figures to bench/RESULTS.md
 bench: $(VENV)/.installed $(NODE_DIR)/node_modules/.installed

@@ -12,6 +12,7 @@
 - `time`: server time (2 tools)
 
 `toolset(servers=[...], mode="auto")` hands these tools to an LLM (see `_runtime/toolset.py`).
+Needs `mcp>=2.3,<2.4` at run time (and the pydantic it brings): the range mcpvend was tested with.
 """
 
 from __future__ import annotations

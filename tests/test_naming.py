@@ -10,6 +10,7 @@ import black
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from conftest import REPO
 from mcpvend.codegen import naming
 from mcpvend.codegen.plan import docstring_literal, isort_key
 
@@ -24,7 +25,7 @@ def test_method_names_are_safe_identifiers() -> None:
         "3d": "n3d",
         "日本語": f"tool_{naming.short_hash('日本語')}",
         "class": "class_",
-        "session": "session_",
+        "session": "session",  # the wrappers' own state is private: a tool may be called anything public
         "print": "print_",
         "__init__": "init",
         "naïve": "naive",
@@ -131,21 +132,28 @@ def test_isort_key_orders_like_isort() -> None:
     ]
 
 
-def test_tool_methods_cannot_replace_what_the_tools_class_uses() -> None:
-    """A tool named `call_structured` or `overload` would break every other wrapper (found by tests/test_fuzz.py)."""
+def test_the_reserved_names_are_exactly_what_the_tools_class_defines_or_evaluates() -> None:
+    """A tool method must not replace what the other wrappers use (found by tests/test_fuzz.py), and
+    nothing more is reserved: tools named like the runtime's state keep their own names."""
     from mcpvend.runtime.tools import ToolsBase
 
-    used = {name for name in vars(ToolsBase) if not name.startswith("_")}
-    used |= set(vars(ToolsBase(session=None)))  # type: ignore[arg-type]
-    assert used <= naming.TOOLS_ATTRIBUTES, used - naming.TOOLS_ATTRIBUTES
-    names = naming.method_names(["call_structured", "overload", "refused", "session", "search"])
-    assert names == {
-        "call_structured": "call_structured_",
-        "overload": "overload_",
-        "refused": "refused_",
-        "session": "session_",
-        "search": "search",
+    defined = {name for name in dir(ToolsBase) if not name.startswith("_")}
+    defined |= {name for name in vars(ToolsBase(session=None)) if not name.startswith("_")}  # type: ignore[arg-type]
+    source = (REPO / "generated" / "demo" / "tools.py").read_text(encoding="utf-8")
+    (tools,) = [node for node in ast.parse(source).body if isinstance(node, ast.ClassDef) and node.name == "Tools"]
+    evaluated = {  # what the class body runs: decorators and defaults (annotations are postponed)
+        node.id
+        for method in tools.body
+        if isinstance(method, ast.AsyncFunctionDef)
+        for part in [*method.decorator_list, *method.args.defaults, *method.args.kw_defaults]
+        if part is not None
+        for node in ast.walk(part)
+        if isinstance(node, ast.Name)
     }
+    assert evaluated == {"_overload"}
+    assert defined | {n for n in evaluated if not n.startswith("_")} == naming.TOOLS_ATTRIBUTES
+    names = ["connect", "session", "timeout", "manifest", "call", "refused", "call_structured", "overload"]
+    assert naming.method_names(names) == {name: name for name in names}
 
 
 def test_an_alias_the_generator_gives_another_field_takes_a_suffix() -> None:

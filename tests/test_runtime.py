@@ -14,7 +14,7 @@ from mcpvend.runtime.tools import ToolError, ToolResult, ToolsBase
 
 
 def manifest(source: dict[str, Any]) -> Manifest:
-    return Manifest(server="s", lockfile="l", digest="d", source=source, capabilities=(), tools=())
+    return Manifest(server="s", lockfile="l", source=source, capabilities=(), tools=())
 
 
 STDIO = {"transport": "stdio", "command": "${PY:-python}", "args": ["${ROOT}/server.py"], "env": ["TOKEN"]}
@@ -61,10 +61,11 @@ class Recorder:
         self.result = result
         self.calls: list[tuple[str, dict[str, Any] | None, float | None]] = []
 
-    async def call_tool(
-        self, name: str, arguments: dict[str, Any] | None = None, read_timeout_seconds: float | None = None
+    async def send_request(
+        self, request: types.CallToolRequest, result_type: type[Any], request_read_timeout_seconds: float | None = None
     ) -> types.CallToolResult:
-        self.calls.append((name, arguments, read_timeout_seconds))
+        assert result_type is types.CallToolResult
+        self.calls.append((request.params.name, request.params.arguments, request_read_timeout_seconds))
         return self.result
 
 
@@ -75,14 +76,14 @@ OK = types.CallToolResult(content=[types.TextContent(type="text", text="a"), typ
 async def test_keyword_arguments_are_validated_and_sent_by_alias_without_unset_optionals() -> None:
     session = Recorder(OK)
     tools = ToolsBase(session, timeout=5)
-    result = await tools.call_content(
+    result = await tools._call_content(
         "search", Args, None, {"query": "q", "limit": None, "from_": "x", "nullable_required": None}
     )
     assert session.calls == [("search", {"query": "q", "from": "x", "nullable_required": None}, 5)]
     assert isinstance(result, ToolResult) and result.text == "a\nb"
-    await tools.call_content("search", Args, Args(query="q", nullable_required="n"), {})
+    await tools._call_content("search", Args, Args(query="q", nullable_required="n"), {})
     assert session.calls[-1][1] == {"query": "q", "nullable_required": "n"}
-    await tools.call_content("extra", Extra, {"a": 1}, {})
+    await tools._call_content("extra", Extra, {"a": 1}, {})
     assert session.calls[-1][1] == {"a": 1}
 
 
@@ -91,13 +92,13 @@ async def test_bad_arguments_fail_before_anything_is_sent() -> None:
     session = Recorder(OK)
     tools = ToolsBase(session)
     with pytest.raises(TypeError, match="unexpected keyword argument 'qurey'"):
-        await tools.call_content("search", Args, None, {"qurey": "q", "nullable_required": None})
+        await tools._call_content("search", Args, None, {"qurey": "q", "nullable_required": None})
     with pytest.raises(TypeError, match=r"unexpected keyword argument 'from' \(property 'from' is parameter 'from_'\)"):
-        await tools.call_content("search", Args, None, {"query": "q", "from": "x", "nullable_required": None})
+        await tools._call_content("search", Args, None, {"query": "q", "from": "x", "nullable_required": None})
     with pytest.raises(TypeError, match="not both"):
-        await tools.call_content("search", Args, Args(query="q", nullable_required=None), {"limit": 1})
+        await tools._call_content("search", Args, Args(query="q", nullable_required=None), {"limit": 1})
     with pytest.raises(ValueError, match="query"):
-        await tools.call_content("search", Args, None, {"nullable_required": None})
+        await tools._call_content("search", Args, None, {"nullable_required": None})
     assert session.calls == []
 
 
@@ -108,12 +109,12 @@ class Out(BaseModel):
 @pytest.mark.anyio
 async def test_results_errors_and_missing_structured_content() -> None:
     structured = types.CallToolResult(content=[], structured_content={"ok": True})
-    assert await ToolsBase(Recorder(structured)).call_structured(
+    assert await ToolsBase(Recorder(structured))._call_structured(
         "t", Args, Out, Args(query="q", nullable_required=None), {}
     ) == Out(ok=True)
     failing = types.CallToolResult(content=[types.TextContent(type="text", text="disk full")], is_error=True)
     with pytest.raises(ToolError, match="tool 't' failed: disk full") as caught:
-        await ToolsBase(Recorder(failing)).call_content("t", Args, Args(query="q", nullable_required=None), {})
+        await ToolsBase(Recorder(failing))._call_content("t", Args, Args(query="q", nullable_required=None), {})
     assert caught.value.text == "disk full" and caught.value.tool == "t"
     with pytest.raises(ToolError, match="no structuredContent"):
-        await ToolsBase(Recorder(OK)).call_structured("t", Args, Out, Args(query="q", nullable_required=None), {})
+        await ToolsBase(Recorder(OK))._call_structured("t", Args, Out, Args(query="q", nullable_required=None), {})

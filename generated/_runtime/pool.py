@@ -22,10 +22,10 @@ from mcp import Client, MCPError
 
 from . import failures
 from .catalog import Entry
-from .connection import WireTap, open_client
+from .connection import WireTap, call_tool, open_client
 from .manifest import Manifest
 from .targets import Target, redact
-from .tools import DriftError, Pinning, check_pins, forget_live_schemas
+from .tools import DriftError, Pinning, check_pins
 
 DEFAULT_TIMEOUT = 60.0
 _GONE = (
@@ -105,9 +105,7 @@ class Connection:
                 f"tool '{entry.provider}' is refused: {live.refused[entry.name]} (pinning is strict)"
             )
         try:
-            return await live.client.call_tool(
-                entry.name, dict(arguments), read_timeout_seconds=self.timeout
-            )
+            return await call_tool(live.client, entry.name, arguments, self.timeout)
         except (
             Exception
         ) as exc:  # noqa: BLE001 - the model gets an error result, never an exception
@@ -173,7 +171,6 @@ class Connection:
                     self.target, capabilities=caps, tap=tap, errlog=self.errlog
                 ) as client:
                     refused = await check_pins(self.manifest, client, tap, self.pinning)
-                    forget_live_schemas(self.manifest, client)
                     ready.set_result((client, refused))
                     await stop.wait()
         except (

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from contextlib import AbstractAsyncContextManager
-from typing import Any, Literal, overload
+from typing import Any, Literal
+from typing import overload as _overload
 
 from .._runtime.tools import Pinning, ToolsBase, open_tools
 from .models import (
@@ -28,19 +29,19 @@ _PACKAGE = __name__.rpartition(".")[0]
 class Tools(ToolsBase):
     """The tools of server demo; each method calls one tool and returns its typed result."""
 
-    @overload
+    @_overload
     async def airports_find_by_code(
         self, arguments: AirportsFindByCodeInput, /
     ) -> AirportsFindByCodeOutput: ...
 
-    @overload
+    @_overload
     async def airports_find_by_code(self, *, code: str) -> AirportsFindByCodeOutput: ...
 
     async def airports_find_by_code(
         self, arguments: AirportsFindByCodeInput | None = None, **kwargs: Any
     ) -> AirportsFindByCodeOutput:
         """Look up an airport by its three-letter IATA code."""
-        return await self.call_structured(
+        return await self._call_structured(
             "airports.find-by-code",
             AirportsFindByCodeInput,
             AirportsFindByCodeOutput,
@@ -48,12 +49,12 @@ class Tools(ToolsBase):
             kwargs,
         )
 
-    @overload
+    @_overload
     async def cancel_booking(
         self, arguments: CancelBookingInput, /
     ) -> CancelBookingOutput: ...
 
-    @overload
+    @_overload
     async def cancel_booking(
         self, *, reference: str, reason: str | None = None, notify: bool | None = True
     ) -> CancelBookingOutput: ...
@@ -62,16 +63,16 @@ class Tools(ToolsBase):
         self, arguments: CancelBookingInput | None = None, **kwargs: Any
     ) -> CancelBookingOutput:
         """Cancel a booking by its reference. This cannot be undone."""
-        return await self.call_structured(
+        return await self._call_structured(
             "cancel_booking", CancelBookingInput, CancelBookingOutput, arguments, kwargs
         )
 
-    @overload
+    @_overload
     async def convert_temperature(
         self, arguments: ConvertTemperatureInput, /
     ) -> ConvertTemperatureOutput: ...
 
-    @overload
+    @_overload
     async def convert_temperature(
         self,
         *,
@@ -83,7 +84,7 @@ class Tools(ToolsBase):
         self, arguments: ConvertTemperatureInput | None = None, **kwargs: Any
     ) -> ConvertTemperatureOutput:
         """Convert a temperature given in Celsius to another unit."""
-        return await self.call_structured(
+        return await self._call_structured(
             "convert_temperature",
             ConvertTemperatureInput,
             ConvertTemperatureOutput,
@@ -91,12 +92,12 @@ class Tools(ToolsBase):
             kwargs,
         )
 
-    @overload
+    @_overload
     async def price_itinerary(
         self, arguments: PriceItineraryInput, /
     ) -> PriceItineraryOutput: ...
 
-    @overload
+    @_overload
     async def price_itinerary(
         self,
         *,
@@ -110,7 +111,7 @@ class Tools(ToolsBase):
         self, arguments: PriceItineraryInput | None = None, **kwargs: Any
     ) -> PriceItineraryOutput:
         """Price a multi-leg itinerary for a group of travelers.\n\n    Children under 12 travel at half price. Prices are illustrative, not offers.\n\x20\x20\x20\x20"""
-        return await self.call_structured(
+        return await self._call_structured(
             "price_itinerary",
             PriceItineraryInput,
             PriceItineraryOutput,

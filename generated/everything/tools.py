@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from contextlib import AbstractAsyncContextManager
-from typing import Any, Literal, overload
+from typing import Any, Literal
+from typing import overload as _overload
 
 from .._runtime.tools import Pinning, ToolResult, ToolsBase, open_tools
 from .models import (
@@ -32,24 +33,24 @@ _PACKAGE = __name__.rpartition(".")[0]
 class Tools(ToolsBase):
     """The tools of server everything; each method calls one tool and returns its typed result."""
 
-    @overload
+    @_overload
     async def echo(self, arguments: EchoInput, /) -> ToolResult: ...
 
-    @overload
+    @_overload
     async def echo(self, *, message: str) -> ToolResult: ...
 
     async def echo(
         self, arguments: EchoInput | None = None, **kwargs: Any
     ) -> ToolResult:
         """Echoes back the input string"""
-        return await self.call_content("echo", EchoInput, arguments, kwargs)
+        return await self._call_content("echo", EchoInput, arguments, kwargs)
 
-    @overload
+    @_overload
     async def get_annotated_message(
         self, arguments: GetAnnotatedMessageInput, /
     ) -> ToolResult: ...
 
-    @overload
+    @_overload
     async def get_annotated_message(
         self,
         *,
@@ -61,44 +62,44 @@ class Tools(ToolsBase):
         self, arguments: GetAnnotatedMessageInput | None = None, **kwargs: Any
     ) -> ToolResult:
         """Demonstrates how annotations can be used to provide metadata about content."""
-        return await self.call_content(
+        return await self._call_content(
             "get-annotated-message", GetAnnotatedMessageInput, arguments, kwargs
         )
 
-    @overload
+    @_overload
     async def get_env(self, arguments: GetEnvInput, /) -> ToolResult: ...
 
-    @overload
+    @_overload
     async def get_env(self) -> ToolResult: ...
 
     async def get_env(
         self, arguments: GetEnvInput | None = None, **kwargs: Any
     ) -> ToolResult:
         """Returns all environment variables, helpful for debugging MCP server configuration"""
-        return await self.call_content("get-env", GetEnvInput, arguments, kwargs)
+        return await self._call_content("get-env", GetEnvInput, arguments, kwargs)
 
-    @overload
+    @_overload
     async def get_resource_links(
         self, arguments: GetResourceLinksInput, /
     ) -> ToolResult: ...
 
-    @overload
+    @_overload
     async def get_resource_links(self, *, count: float | None = 3) -> ToolResult: ...
 
     async def get_resource_links(
         self, arguments: GetResourceLinksInput | None = None, **kwargs: Any
     ) -> ToolResult:
         """Returns up to ten resource links that reference different types of resources"""
-        return await self.call_content(
+        return await self._call_content(
             "get-resource-links", GetResourceLinksInput, arguments, kwargs
         )
 
-    @overload
+    @_overload
     async def get_resource_reference(
         self, arguments: GetResourceReferenceInput, /
     ) -> ToolResult: ...
 
-    @overload
+    @_overload
     async def get_resource_reference(
         self,
         *,
@@ -110,16 +111,16 @@ class Tools(ToolsBase):
         self, arguments: GetResourceReferenceInput | None = None, **kwargs: Any
     ) -> ToolResult:
         """Returns a resource reference that can be used by MCP clients"""
-        return await self.call_content(
+        return await self._call_content(
             "get-resource-reference", GetResourceReferenceInput, arguments, kwargs
         )
 
-    @overload
+    @_overload
     async def get_structured_content(
         self, arguments: GetStructuredContentInput, /
     ) -> GetStructuredContentOutput: ...
 
-    @overload
+    @_overload
     async def get_structured_content(
         self, *, location: Literal["New York", "Chicago", "Los Angeles"]
     ) -> GetStructuredContentOutput: ...
@@ -128,7 +129,7 @@ class Tools(ToolsBase):
         self, arguments: GetStructuredContentInput | None = None, **kwargs: Any
     ) -> GetStructuredContentOutput:
         """Returns structured content along with an output schema for client data validation"""
-        return await self.call_structured(
+        return await self._call_structured(
             "get-structured-content",
             GetStructuredContentInput,
             GetStructuredContentOutput,
@@ -136,38 +137,38 @@ class Tools(ToolsBase):
             kwargs,
         )
 
-    @overload
+    @_overload
     async def get_sum(self, arguments: GetSumInput, /) -> ToolResult: ...
 
-    @overload
+    @_overload
     async def get_sum(self, *, a: float, b: float) -> ToolResult: ...
 
     async def get_sum(
         self, arguments: GetSumInput | None = None, **kwargs: Any
     ) -> ToolResult:
         """Returns the sum of two numbers"""
-        return await self.call_content("get-sum", GetSumInput, arguments, kwargs)
+        return await self._call_content("get-sum", GetSumInput, arguments, kwargs)
 
-    @overload
+    @_overload
     async def get_tiny_image(self, arguments: GetTinyImageInput, /) -> ToolResult: ...
 
-    @overload
+    @_overload
     async def get_tiny_image(self) -> ToolResult: ...
 
     async def get_tiny_image(
         self, arguments: GetTinyImageInput | None = None, **kwargs: Any
     ) -> ToolResult:
         """Returns a tiny MCP logo image."""
-        return await self.call_content(
+        return await self._call_content(
             "get-tiny-image", GetTinyImageInput, arguments, kwargs
         )
 
-    @overload
+    @_overload
     async def gzip_file_as_resource(
         self, arguments: GzipFileAsResourceInput, /
     ) -> ToolResult: ...
 
-    @overload
+    @_overload
     async def gzip_file_as_resource(
         self,
         *,
@@ -182,16 +183,16 @@ class Tools(ToolsBase):
         self, arguments: GzipFileAsResourceInput | None = None, **kwargs: Any
     ) -> ToolResult:
         """Compresses a single file using gzip compression. Depending upon the selected output type, returns either the compressed data as a gzipped resource or a resource link, allowing it to be downloaded in a subsequent request during the current session."""
-        return await self.call_content(
+        return await self._call_content(
             "gzip-file-as-resource", GzipFileAsResourceInput, arguments, kwargs
         )
 
-    @overload
+    @_overload
     async def simulate_research_query(
         self, arguments: SimulateResearchQueryInput, /
     ) -> ToolResult: ...
 
-    @overload
+    @_overload
     async def simulate_research_query(
         self, *, topic: str, ambiguous: bool | None = False
     ) -> ToolResult: ...
@@ -200,48 +201,48 @@ class Tools(ToolsBase):
         self, arguments: SimulateResearchQueryInput | None = None, **kwargs: Any
     ) -> ToolResult:
         """Simulates a deep research operation that gathers, analyzes, and synthesizes information. Demonstrates MCP task-based operations with progress through multiple stages. If 'ambiguous' is true and client supports elicitation, sends an elicitation request for clarification."""
-        return await self.call_content(
+        return await self._call_content(
             "simulate-research-query", SimulateResearchQueryInput, arguments, kwargs
         )
 
-    @overload
+    @_overload
     async def toggle_simulated_logging(
         self, arguments: ToggleSimulatedLoggingInput, /
     ) -> ToolResult: ...
 
-    @overload
+    @_overload
     async def toggle_simulated_logging(self) -> ToolResult: ...
 
     async def toggle_simulated_logging(
         self, arguments: ToggleSimulatedLoggingInput | None = None, **kwargs: Any
     ) -> ToolResult:
         """Toggles simulated, random-leveled logging on or off."""
-        return await self.call_content(
+        return await self._call_content(
             "toggle-simulated-logging", ToggleSimulatedLoggingInput, arguments, kwargs
         )
 
-    @overload
+    @_overload
     async def toggle_subscriber_updates(
         self, arguments: ToggleSubscriberUpdatesInput, /
     ) -> ToolResult: ...
 
-    @overload
+    @_overload
     async def toggle_subscriber_updates(self) -> ToolResult: ...
 
     async def toggle_subscriber_updates(
         self, arguments: ToggleSubscriberUpdatesInput | None = None, **kwargs: Any
     ) -> ToolResult:
         """Toggles simulated resource subscription updates on or off."""
-        return await self.call_content(
+        return await self._call_content(
             "toggle-subscriber-updates", ToggleSubscriberUpdatesInput, arguments, kwargs
         )
 
-    @overload
+    @_overload
     async def trigger_long_running_operation(
         self, arguments: TriggerLongRunningOperationInput, /
     ) -> ToolResult: ...
 
-    @overload
+    @_overload
     async def trigger_long_running_operation(
         self, *, duration: float | None = 10, steps: float | None = 5
     ) -> ToolResult: ...
@@ -250,7 +251,7 @@ class Tools(ToolsBase):
         self, arguments: TriggerLongRunningOperationInput | None = None, **kwargs: Any
     ) -> ToolResult:
         """Demonstrates a long running operation with progress updates."""
-        return await self.call_content(
+        return await self._call_content(
             "trigger-long-running-operation",
             TriggerLongRunningOperationInput,
             arguments,

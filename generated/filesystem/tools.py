@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from contextlib import AbstractAsyncContextManager
-from typing import Any, Literal, overload
+from typing import Any, Literal
+from typing import overload as _overload
 
 from .._runtime.tools import Pinning, ToolsBase, open_tools
 from .models import (
@@ -47,19 +48,19 @@ _PACKAGE = __name__.rpartition(".")[0]
 class Tools(ToolsBase):
     """The tools of server filesystem; each method calls one tool and returns its typed result."""
 
-    @overload
+    @_overload
     async def create_directory(
         self, arguments: CreateDirectoryInput, /
     ) -> CreateDirectoryOutput: ...
 
-    @overload
+    @_overload
     async def create_directory(self, *, path: str) -> CreateDirectoryOutput: ...
 
     async def create_directory(
         self, arguments: CreateDirectoryInput | None = None, **kwargs: Any
     ) -> CreateDirectoryOutput:
         """Create a new directory or ensure a directory exists. Can create multiple nested directories in one operation. If the directory already exists, this operation will succeed silently. Perfect for setting up directory structures for projects or ensuring required paths exist. Only works within allowed directories."""
-        return await self.call_structured(
+        return await self._call_structured(
             "create_directory",
             CreateDirectoryInput,
             CreateDirectoryOutput,
@@ -67,12 +68,12 @@ class Tools(ToolsBase):
             kwargs,
         )
 
-    @overload
+    @_overload
     async def directory_tree(
         self, arguments: DirectoryTreeInput, /
     ) -> DirectoryTreeOutput: ...
 
-    @overload
+    @_overload
     async def directory_tree(
         self, *, path: str, exclude_patterns: list[str] | None = None
     ) -> DirectoryTreeOutput: ...
@@ -81,14 +82,14 @@ class Tools(ToolsBase):
         self, arguments: DirectoryTreeInput | None = None, **kwargs: Any
     ) -> DirectoryTreeOutput:
         """Get a recursive tree view of files and directories as a JSON structure. Each entry includes 'name', 'type' (file/directory), and 'children' for directories. Files have no children array, while directories always have a children array (which may be empty). The output is formatted with 2-space indentation for readability. Only works within allowed directories."""
-        return await self.call_structured(
+        return await self._call_structured(
             "directory_tree", DirectoryTreeInput, DirectoryTreeOutput, arguments, kwargs
         )
 
-    @overload
+    @_overload
     async def edit_file(self, arguments: EditFileInput, /) -> EditFileOutput: ...
 
-    @overload
+    @_overload
     async def edit_file(
         self, *, path: str, edits: list[EditFileInputEdit], dry_run: bool | None = False
     ) -> EditFileOutput: ...
@@ -97,39 +98,39 @@ class Tools(ToolsBase):
         self, arguments: EditFileInput | None = None, **kwargs: Any
     ) -> EditFileOutput:
         """Make line-based edits to a text file. Each edit replaces exact line sequences with new content. Returns a git-style diff showing the changes made. Only works within allowed directories."""
-        return await self.call_structured(
+        return await self._call_structured(
             "edit_file", EditFileInput, EditFileOutput, arguments, kwargs
         )
 
-    @overload
+    @_overload
     async def get_file_info(
         self, arguments: GetFileInfoInput, /
     ) -> GetFileInfoOutput: ...
 
-    @overload
+    @_overload
     async def get_file_info(self, *, path: str) -> GetFileInfoOutput: ...
 
     async def get_file_info(
         self, arguments: GetFileInfoInput | None = None, **kwargs: Any
     ) -> GetFileInfoOutput:
         """Retrieve detailed metadata about a file or directory. Returns comprehensive information including size, creation time, last modified time, permissions, and type. This tool is perfect for understanding file characteristics without reading the actual content. Only works within allowed directories."""
-        return await self.call_structured(
+        return await self._call_structured(
             "get_file_info", GetFileInfoInput, GetFileInfoOutput, arguments, kwargs
         )
 
-    @overload
+    @_overload
     async def list_allowed_directories(
         self, arguments: ListAllowedDirectoriesInput, /
     ) -> ListAllowedDirectoriesOutput: ...
 
-    @overload
+    @_overload
     async def list_allowed_directories(self) -> ListAllowedDirectoriesOutput: ...
 
     async def list_allowed_directories(
         self, arguments: ListAllowedDirectoriesInput | None = None, **kwargs: Any
     ) -> ListAllowedDirectoriesOutput:
         """Returns the list of directories that this server is allowed to access. Subdirectories within these allowed directories are also accessible. Use this to understand which directories and their nested paths are available before trying to access files."""
-        return await self.call_structured(
+        return await self._call_structured(
             "list_allowed_directories",
             ListAllowedDirectoriesInput,
             ListAllowedDirectoriesOutput,
@@ -137,28 +138,28 @@ class Tools(ToolsBase):
             kwargs,
         )
 
-    @overload
+    @_overload
     async def list_directory(
         self, arguments: ListDirectoryInput, /
     ) -> ListDirectoryOutput: ...
 
-    @overload
+    @_overload
     async def list_directory(self, *, path: str) -> ListDirectoryOutput: ...
 
     async def list_directory(
         self, arguments: ListDirectoryInput | None = None, **kwargs: Any
     ) -> ListDirectoryOutput:
         """Get a detailed listing of all files and directories in a specified path. Results clearly distinguish between files and directories with [FILE] and [DIR] prefixes. This tool is essential for understanding directory structure and finding specific files within a directory. Only works within allowed directories."""
-        return await self.call_structured(
+        return await self._call_structured(
             "list_directory", ListDirectoryInput, ListDirectoryOutput, arguments, kwargs
         )
 
-    @overload
+    @_overload
     async def list_directory_with_sizes(
         self, arguments: ListDirectoryWithSizesInput, /
     ) -> ListDirectoryWithSizesOutput: ...
 
-    @overload
+    @_overload
     async def list_directory_with_sizes(
         self, *, path: str, sort_by: Literal["name", "size"] | None = "name"
     ) -> ListDirectoryWithSizesOutput: ...
@@ -167,7 +168,7 @@ class Tools(ToolsBase):
         self, arguments: ListDirectoryWithSizesInput | None = None, **kwargs: Any
     ) -> ListDirectoryWithSizesOutput:
         """Get a detailed listing of all files and directories in a specified path, including sizes. Results clearly distinguish between files and directories with [FILE] and [DIR] prefixes. This tool is useful for understanding directory structure and finding specific files within a directory. Only works within allowed directories."""
-        return await self.call_structured(
+        return await self._call_structured(
             "list_directory_with_sizes",
             ListDirectoryWithSizesInput,
             ListDirectoryWithSizesOutput,
@@ -175,24 +176,24 @@ class Tools(ToolsBase):
             kwargs,
         )
 
-    @overload
+    @_overload
     async def move_file(self, arguments: MoveFileInput, /) -> MoveFileOutput: ...
 
-    @overload
+    @_overload
     async def move_file(self, *, source: str, destination: str) -> MoveFileOutput: ...
 
     async def move_file(
         self, arguments: MoveFileInput | None = None, **kwargs: Any
     ) -> MoveFileOutput:
         """Move or rename files and directories. Can move files between directories and rename them in a single operation. If the destination exists, the operation will fail. Works across different directories and can be used for simple renaming within the same directory. Both source and destination must be within allowed directories."""
-        return await self.call_structured(
+        return await self._call_structured(
             "move_file", MoveFileInput, MoveFileOutput, arguments, kwargs
         )
 
-    @overload
+    @_overload
     async def read_file(self, arguments: ReadFileInput, /) -> ReadFileOutput: ...
 
-    @overload
+    @_overload
     async def read_file(
         self, *, path: str, tail: float | None = None, head: float | None = None
     ) -> ReadFileOutput: ...
@@ -201,23 +202,23 @@ class Tools(ToolsBase):
         self, arguments: ReadFileInput | None = None, **kwargs: Any
     ) -> ReadFileOutput:
         """Read the complete contents of a file as text. DEPRECATED: Use read_text_file instead."""
-        return await self.call_structured(
+        return await self._call_structured(
             "read_file", ReadFileInput, ReadFileOutput, arguments, kwargs
         )
 
-    @overload
+    @_overload
     async def read_media_file(
         self, arguments: ReadMediaFileInput, /
     ) -> ReadMediaFileOutput: ...
 
-    @overload
+    @_overload
     async def read_media_file(self, *, path: str) -> ReadMediaFileOutput: ...
 
     async def read_media_file(
         self, arguments: ReadMediaFileInput | None = None, **kwargs: Any
     ) -> ReadMediaFileOutput:
         """Read a file and return it as a base64-encoded content block with its MIME type. Image and audio files are returned as image/audio content; any other file type is returned as an embedded resource. Only works within allowed directories."""
-        return await self.call_structured(
+        return await self._call_structured(
             "read_media_file",
             ReadMediaFileInput,
             ReadMediaFileOutput,
@@ -225,12 +226,12 @@ class Tools(ToolsBase):
             kwargs,
         )
 
-    @overload
+    @_overload
     async def read_multiple_files(
         self, arguments: ReadMultipleFilesInput, /
     ) -> ReadMultipleFilesOutput: ...
 
-    @overload
+    @_overload
     async def read_multiple_files(
         self, *, paths: list[str]
     ) -> ReadMultipleFilesOutput: ...
@@ -239,7 +240,7 @@ class Tools(ToolsBase):
         self, arguments: ReadMultipleFilesInput | None = None, **kwargs: Any
     ) -> ReadMultipleFilesOutput:
         """Read the contents of multiple files simultaneously. This is more efficient than reading files one by one when you need to analyze or compare multiple files. Each file's content is returned with its path as a reference. Failed reads for individual files won't stop the entire operation. Only works within allowed directories."""
-        return await self.call_structured(
+        return await self._call_structured(
             "read_multiple_files",
             ReadMultipleFilesInput,
             ReadMultipleFilesOutput,
@@ -247,12 +248,12 @@ class Tools(ToolsBase):
             kwargs,
         )
 
-    @overload
+    @_overload
     async def read_text_file(
         self, arguments: ReadTextFileInput, /
     ) -> ReadTextFileOutput: ...
 
-    @overload
+    @_overload
     async def read_text_file(
         self, *, path: str, tail: float | None = None, head: float | None = None
     ) -> ReadTextFileOutput: ...
@@ -261,16 +262,16 @@ class Tools(ToolsBase):
         self, arguments: ReadTextFileInput | None = None, **kwargs: Any
     ) -> ReadTextFileOutput:
         """Read the complete contents of a file from the file system as text. Handles various text encodings and provides detailed error messages if the file cannot be read. Use this tool when you need to examine the contents of a single file. Use the 'head' parameter to read only the first N lines of a file, or the 'tail' parameter to read only the last N lines of a file. Operates on the file as text regardless of extension. Only works within allowed directories."""
-        return await self.call_structured(
+        return await self._call_structured(
             "read_text_file", ReadTextFileInput, ReadTextFileOutput, arguments, kwargs
         )
 
-    @overload
+    @_overload
     async def search_files(
         self, arguments: SearchFilesInput, /
     ) -> SearchFilesOutput: ...
 
-    @overload
+    @_overload
     async def search_files(
         self, *, path: str, pattern: str, exclude_patterns: list[str] | None = None
     ) -> SearchFilesOutput: ...
@@ -279,21 +280,21 @@ class Tools(ToolsBase):
         self, arguments: SearchFilesInput | None = None, **kwargs: Any
     ) -> SearchFilesOutput:
         """Recursively search for files and directories matching a pattern. The patterns should be glob-style patterns that match paths relative to the working directory. Use pattern like '*.ext' to match files in current directory, and '**/*.ext' to match files in all subdirectories. Returns full paths to all matching items. Great for finding files when you don't know their exact location. Only searches within allowed directories."""
-        return await self.call_structured(
+        return await self._call_structured(
             "search_files", SearchFilesInput, SearchFilesOutput, arguments, kwargs
         )
 
-    @overload
+    @_overload
     async def write_file(self, arguments: WriteFileInput, /) -> WriteFileOutput: ...
 
-    @overload
+    @_overload
     async def write_file(self, *, path: str, content: str) -> WriteFileOutput: ...
 
     async def write_file(
         self, arguments: WriteFileInput | None = None, **kwargs: Any
     ) -> WriteFileOutput:
         """Create a new file or completely overwrite an existing file with new content. Use with caution as it will overwrite existing files without warning. Handles text content with proper encoding. Only works within allowed directories."""
-        return await self.call_structured(
+        return await self._call_structured(
             "write_file", WriteFileInput, WriteFileOutput, arguments, kwargs
         )
 

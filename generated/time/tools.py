@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from contextlib import AbstractAsyncContextManager
-from typing import Any, overload
+from typing import Any
+from typing import overload as _overload
 
 from .._runtime.tools import Pinning, ToolsBase, open_tools
 from .models import (
@@ -22,12 +23,12 @@ _PACKAGE = __name__.rpartition(".")[0]
 class Tools(ToolsBase):
     """The tools of server time; each method calls one tool and returns its typed result."""
 
-    @overload
+    @_overload
     async def convert_time(
         self, arguments: ConvertTimeInput, /
     ) -> ConvertTimeOutput: ...
 
-    @overload
+    @_overload
     async def convert_time(
         self, *, source_timezone: str, time: str, target_timezone: str
     ) -> ConvertTimeOutput: ...
@@ -36,23 +37,23 @@ class Tools(ToolsBase):
         self, arguments: ConvertTimeInput | None = None, **kwargs: Any
     ) -> ConvertTimeOutput:
         """Convert time between timezones"""
-        return await self.call_structured(
+        return await self._call_structured(
             "convert_time", ConvertTimeInput, ConvertTimeOutput, arguments, kwargs
         )
 
-    @overload
+    @_overload
     async def get_current_time(
         self, arguments: GetCurrentTimeInput, /
     ) -> GetCurrentTimeOutput: ...
 
-    @overload
+    @_overload
     async def get_current_time(self, *, timezone: str) -> GetCurrentTimeOutput: ...
 
     async def get_current_time(
         self, arguments: GetCurrentTimeInput | None = None, **kwargs: Any
     ) -> GetCurrentTimeOutput:
         """Get current time in a specific timezone"""
-        return await self.call_structured(
+        return await self._call_structured(
             "get_current_time",
             GetCurrentTimeInput,
             GetCurrentTimeOutput,

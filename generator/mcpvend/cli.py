@@ -7,7 +7,7 @@ import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, NoReturn, cast
 
 import click
 
@@ -29,7 +29,7 @@ class Options:
     output: Path | None
 
 
-def _fail(exc: MCPVendError) -> None:
+def _fail(exc: MCPVendError) -> NoReturn:
     click.echo(f"error: {exc}", err=True)
     sys.exit(2)
 

@@ -21,6 +21,7 @@ from mcpvend.codegen.vendor import vendored_runtime
 from mcpvend.config import Config
 from mcpvend.errors import MCPVendError
 from mcpvend.lock.lockfile import Lockfile, as_served, read_configured
+from mcpvend.runtime import MCP_REQUIREMENT
 
 if TYPE_CHECKING:
     from mcpvend.codegen.models import Models
@@ -107,6 +108,7 @@ def build(
             "package_init.py.jinja",
             header=header,
             servers=[{**s, "subpackage_literal": repr(s["subpackage"])} for s in summary],
+            mcp_requirement=MCP_REQUIREMENT,
         )
     )
     files[STATE] = state.render_state(inputs, files)

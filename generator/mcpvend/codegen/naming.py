@@ -17,22 +17,10 @@ from collections.abc import Iterable, Mapping
 
 from pydantic import BaseModel
 
-# Names a generated `Tools` class defines, inherits or evaluates in its body (`@overload`): a tool
-# method must not replace them. tests/test_naming.py checks this against `ToolsBase`.
-TOOLS_ATTRIBUTES = frozenset(
-    {
-        "session",
-        "timeout",
-        "refused",
-        "secrets",
-        "call",
-        "call_structured",
-        "call_content",
-        "connect",
-        "manifest",
-        "overload",
-    }
-)
+# Public names a generated `Tools` class defines, inherits or evaluates in its body: a tool method
+# must not replace them. Everything `ToolsBase` holds is private and the class body evaluates only
+# `_overload`, so no public name is taken; tests/test_naming.py holds this equal to the real class.
+TOOLS_ATTRIBUTES: frozenset[str] = frozenset()
 _SHADOWING = (
     frozenset(keyword.kwlist)
     | frozenset(keyword.softkwlist)

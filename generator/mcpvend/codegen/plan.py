@@ -88,18 +88,26 @@ _TEMPLATE_IMPORTS = {
 
 
 def import_lines(plans: list[ToolPlan], models: Models) -> list[list[str]]:
-    """The import groups (standard library, third party) the wrapper module needs, sorted like isort."""
+    """The import groups (standard library, third party) the wrapper module needs, sorted like isort.
+
+    `overload` is imported as `_overload`: the class body evaluates it after each method, so a tool
+    method of that name would replace it for the methods below.
+    """
     used = set().union(*(_names(plan) for plan in plans))
     by_module: dict[str, set[str]] = {module: set(names) for module, names in _TEMPLATE_IMPORTS.items()}
+    renamed: dict[str, set[str]] = {}
     if any(plan.root_input is None for plan in plans):
-        by_module.setdefault("typing", set()).update({"Any", "overload"})
+        by_module.setdefault("typing", set()).add("Any")
+        renamed.setdefault("typing", set()).add("overload as _overload")
     for name in used - models.classes:
         if name in models.imports:
             by_module.setdefault(models.imports[name], set()).add(name)
     groups: list[list[str]] = [[], []]
-    for module in sorted(by_module):
+    for module in sorted(by_module.keys() | renamed.keys()):
         group = groups[0] if module.split(".")[0] in sys.stdlib_module_names else groups[1]
-        group.append(f"from {module} import {', '.join(sorted(by_module[module], key=isort_key))}")
+        if by_module.get(module):
+            group.append(f"from {module} import {', '.join(sorted(by_module[module], key=isort_key))}")
+        group += [f"from {module} import {name}" for name in sorted(renamed.get(module, ()))]
     return groups
 
 

@@ -68,6 +68,7 @@ async def take_snapshot(server: ServerConfig, base_dir: Path, environ: Mapping[s
 
 async def _capture(server: ServerConfig, target: Target, errlog: TextIO | None) -> Snapshot:
     garbage: list[Exception] = []
+    listed: tuple[dict[str, Any], str, list[Any], dict[str, Any]] | None = None  # hello, version, tools, envelope
     with anyio.CancelScope() as scope:
 
         def on_garbage(exc: Exception) -> None:
@@ -91,10 +92,12 @@ async def _capture(server: ServerConfig, target: Target, errlog: TextIO | None) 
                 raise ServerError(f"server '{server.name}': {exc}") from None
             if (reason := _judge_result({**envelope, "tools": []}, version)) is not None:
                 raise ServerError(f"server '{server.name}': tools/list result is invalid: {reason}")
-    if garbage:
-        bad = garbage[0]
+            listed = hello, version, raw_tools, envelope
+    if garbage or listed is None:  # the scope is cancelled by garbage alone
+        bad = garbage[0] if garbage else ValueError("(nothing)")
         shown = repr(bad.errors()[0].get("input", ""))[:200] if isinstance(bad, ValidationError) else str(bad)[:200]
         raise ServerError(f"server '{server.name}': wrote something that is not JSON-RPC to stdout: {shown}")
+    hello, version, raw_tools, envelope = listed
     tools, rejected = _judge_all(server, raw_tools, envelope, version)
     meta = hello.get("_meta")
     info = hello.get("serverInfo") or (meta.get(types.SERVER_INFO_META_KEY) if isinstance(meta, dict) else None)

@@ -12,18 +12,20 @@ import json
 import os
 import sys
 import threading
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from types import TracebackType
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 import httpx2
 import mcp_types as types
-from mcp import Client, StdioServerParameters, stdio_client
-from mcp.client._transport import ReadStream, TransportStreams, WriteStream
+from mcp import Client, ClientSession, StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
+
+if TYPE_CHECKING:  # the SDK's stream protocols, for annotations only: the module is private to it
+    from mcp.client._transport import ReadStream, TransportStreams, WriteStream
 
 from . import failures
 from .targets import Capability, Protocol, StdioTarget, Target, guard_logs, redact
@@ -139,7 +141,7 @@ class _ReadThrough:
         return self
 
     async def __aexit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+        self, exc_type: type[BaseException] | None, exc_val: BaseException | None, exc_tb: TracebackType | None
     ) -> bool | None:
         await self.aclose()
         return None
@@ -161,7 +163,7 @@ class _TapWrite:
         return self
 
     async def __aexit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+        self, exc_type: type[BaseException] | None, exc_val: BaseException | None, exc_tb: TracebackType | None
     ) -> bool | None:
         await self.aclose()
         return None
@@ -285,6 +287,21 @@ async def open_client(
         if raised is None or failures.leaves(group) != [raised]:
             raise
         raise raised from None
+
+
+async def call_tool(
+    peer: Client | ClientSession, name: str, arguments: Mapping[str, Any], timeout: float | None
+) -> types.CallToolResult:
+    """`tools/call`, sent through the session's public request API.
+
+    The SDK's own `call_tool` first lists the server's tools again to check the result against
+    the live output schema: an unreviewed schema, and one malformed tool in that listing would
+    fail every call after the tool has run. Results are checked against the reviewed schemas
+    instead (the typed output models, the ToolSet's validator).
+    """
+    session = peer.session if isinstance(peer, Client) else peer
+    request = types.CallToolRequest(params=types.CallToolRequestParams(name=name, arguments=dict(arguments)))
+    return await session.send_request(request, types.CallToolResult, request_read_timeout_seconds=timeout)
 
 
 async def list_tools_raw(client: Client, tap: WireTap) -> tuple[list[Any], dict[str, Any]]:

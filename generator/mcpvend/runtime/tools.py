@@ -6,14 +6,14 @@ import logging
 from collections.abc import AsyncIterator, Iterable, Mapping
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, TypeVar
+from typing import Any, Literal, TypeVar
 
 import mcp_types as types
-from mcp import Client, MCPError
+from mcp import Client, ClientSession, MCPError
 from pydantic import BaseModel, RootModel
 
 from . import failures
-from .connection import WireTap, list_tools_raw, open_client
+from .connection import WireTap, call_tool, list_tools_raw, open_client
 from .digests import DIGESTED_FIELDS, tool_digests
 from .manifest import ConnectError, Manifest, load_manifest
 
@@ -26,14 +26,6 @@ ContentBlock = types.TextContent | types.ImageContent | types.AudioContent | typ
 OutputT = TypeVar("OutputT", bound=BaseModel)
 ModelT = TypeVar("ModelT", bound=BaseModel)
 ToolsT = TypeVar("ToolsT", bound="ToolsBase")
-
-
-class SupportsCallTool(Protocol):
-    """A `mcp.Client` or `mcp.ClientSession`: anything that can run `tools/call`."""
-
-    async def call_tool(
-        self, name: str, arguments: dict[str, Any] | None = None, read_timeout_seconds: float | None = None
-    ) -> Any: ...
 
 
 def _text(content: list[ContentBlock]) -> str:
@@ -100,22 +92,26 @@ class ToolResult:
 
 
 class ToolsBase:
-    """Base of every generated `Tools` class: holds a session and runs the calls."""
+    """Base of every generated `Tools` class: holds a session and runs the calls.
+
+    Everything it holds is private: a tool may be named `session`, `timeout` or `call`, and its
+    method must not replace what the other methods use (`naming.TOOLS_ATTRIBUTES`).
+    """
 
     def __init__(
         self,
-        session: SupportsCallTool,
+        session: Client | ClientSession,
         *,
         timeout: float | None = None,
         refused: Mapping[str, str] | None = None,
         secrets: frozenset[str] = frozenset(),
     ) -> None:
-        self.session = session
-        self.timeout = timeout
-        self.refused = dict(refused or {})  # tool -> why pinning refuses it
-        self.secrets = secrets  # taken out of the server's error messages
+        self._session = session
+        self._timeout = timeout
+        self._refused = dict(refused or {})  # tool -> why pinning refuses it
+        self._secrets = secrets  # taken out of the server's error messages
 
-    async def call_structured(
+    async def _call_structured(
         self,
         name: str,
         input_model: type[BaseModel],
@@ -128,7 +124,7 @@ class ToolsBase:
             raise ToolError(name, result.content, "the server sent no structuredContent for a tool with outputSchema")
         return from_wire(output_model, result.structured_content)
 
-    async def call_content(
+    async def _call_content(
         self, name: str, input_model: type[BaseModel], arguments: object, kwargs: Mapping[str, Any]
     ) -> ToolResult:
         result = await self._call(name, input_model, arguments, kwargs)
@@ -137,19 +133,17 @@ class ToolsBase:
     async def _call(
         self, name: str, input_model: type[BaseModel], arguments: object, kwargs: Mapping[str, Any]
     ) -> types.CallToolResult:
-        if name in self.refused:
-            raise DriftError(f"tool '{name}' refused: {self.refused[name]} (pinning is strict; review and re-lock)")
+        if name in self._refused:
+            raise DriftError(f"tool '{name}' refused: {self._refused[name]} (pinning is strict; review and re-lock)")
         model = _input(input_model, arguments, kwargs)
         payload = model.model_dump(mode="json", by_alias=True, exclude_unset=True)
         try:
-            result = await self.session.call_tool(name, payload, self.timeout)
+            result = await call_tool(self._session, name, payload, self._timeout)
         except MCPError as exc:
-            clean = failures.redacted_error(exc, self.secrets)
+            clean = failures.redacted_error(exc, self._secrets)
             if clean is None:
                 raise
             raise clean from None
-        if not isinstance(result, types.CallToolResult):
-            raise ToolError(name, [], f"unexpected result type {type(result).__name__}")
         if result.is_error:
             raise ToolError(name, list(result.content))
         return result
@@ -238,21 +232,7 @@ async def open_tools(
             refused = await check_pins(manifest, client, tap, pinning)
         except Exception as exc:  # noqa: BLE001 - the SDK's errors may quote a credential; this one cannot
             raise ConnectError(failures.not_started(manifest.server, exc, secrets)) from None
-        forget_live_schemas(manifest, client)
         yield cls(client, timeout=timeout, refused=refused, secrets=secrets)
-
-
-def forget_live_schemas(manifest: Manifest, client: Client) -> None:
-    """Stop the SDK from validating results against the live server's (unreviewed) output schemas.
-
-    Before a tool's first result, mcp 2.x lists the server's tools again to find the tool's output
-    schema: the check then trusts unreviewed schemas, and one malformed tool in that listing fails
-    every call, after the tool has run. Results are checked against the reviewed schemas instead
-    (the typed output models, and the ToolSet's validator), so the SDK is told there are none.
-    `_tool_output_schemas` is private to mcp 2.x's ClientSession; tests/test_faults.py notices a change.
-    """
-    known = client.session._tool_output_schemas
-    known.update({entry["tool"]["name"]: None for entry in manifest.tools})
 
 
 async def check_pins(manifest: Manifest, client: Client, tap: WireTap | None, pinning: Pinning) -> dict[str, str]:

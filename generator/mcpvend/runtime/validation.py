@@ -12,10 +12,10 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import best_match
-from jsonschema.protocols import Validator
-from jsonschema.validators import validator_for
+from jsonschema import Draft202012Validator  # type: ignore[import-untyped, unused-ignore]
+from jsonschema.exceptions import best_match  # type: ignore[import-untyped, unused-ignore]
+from jsonschema.protocols import Validator  # type: ignore[import-untyped, unused-ignore]
+from jsonschema.validators import validator_for  # type: ignore[import-untyped, unused-ignore]
 
 from .digests import canonical
 

@@ -1,0 +1,79 @@
+"""The generated package where users are: a fresh venv holding `mcp`, `pydantic`, `mypy` and `pyright`.
+
+No stub packages, none of mcpvend's own dependencies: the package must import, call a real
+server and pass both type checkers (`mypy --strict`, `pyright` standard mode) with 0 errors, for
+this repository's servers and for all 70 servers of the corpus.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO, corpus_servers, lock_documents, mcpvend
+
+USER_PACKAGES = ("mcp", "pydantic", "mypy", "pyright")
+
+
+@pytest.fixture(scope="module")
+def user_env(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The venv, its versions pinned as the repository's are."""
+    root = tmp_path_factory.mktemp("user")
+    subprocess.run([sys.executable, "-m", "venv", str(root / "venv")], check=True)
+    python = root / "venv" / "bin" / "python"
+    install = [str(python), "-m", "pip", "install", "-q", "-c", str(REPO / "constraints.txt"), *USER_PACKAGES]
+    done = subprocess.run(install, capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stderr[-3000:]
+    listed = subprocess.run([str(python), "-m", "pip", "list"], capture_output=True, text=True, check=True).stdout
+    assert "types-" not in listed and "datamodel-code-generator" not in listed and "black" not in listed
+    return root / "venv"
+
+
+def type_check(venv: Path, package: Path) -> None:
+    """mypy --strict and pyright over `package`, run from its parent with no config of ours in sight."""
+    env = {**os.environ, "PATH": f"{venv / 'bin'}{os.pathsep}{os.environ['PATH']}"}
+    mypy = [str(venv / "bin" / "mypy"), "--strict", "--no-incremental", package.name]
+    checked = subprocess.run(mypy, cwd=package.parent, env=env, capture_output=True, text=True, timeout=900)
+    assert checked.returncode == 0 and "Success: no issues found" in checked.stdout, checked.stdout[-3000:]
+    pyright = [str(venv / "bin" / "pyright"), "--pythonpath", str(venv / "bin" / "python"), package.name]
+    checked = subprocess.run(pyright, cwd=package.parent, env=env, capture_output=True, text=True, timeout=900)
+    assert checked.returncode == 0 and "0 errors" in checked.stdout, checked.stdout[-3000:] + checked.stderr[-2000:]
+
+
+def test_the_golden_package_type_checks_in_a_users_environment(user_env: Path, tmp_path: Path) -> None:
+    shutil.copytree(REPO / "generated", tmp_path / "generated", ignore=shutil.ignore_patterns("__pycache__"))
+    type_check(user_env, tmp_path / "generated")
+
+
+def test_the_corpus_package_type_checks_in_a_users_environment(user_env: Path, tmp_path: Path) -> None:
+    lock_documents(tmp_path, corpus_servers())
+    run = mcpvend("generate", cwd=tmp_path)
+    assert run.code == 0 and "(70 servers, 527 tools)" in run.err, run.err
+    type_check(user_env, tmp_path / "generated")
+
+
+def test_the_generated_package_imports_and_calls_a_server_with_mcp_alone(user_env: Path, tmp_path: Path) -> None:
+    app = tmp_path / "app"
+    shutil.copytree(REPO / "generated", app / "generated", ignore=shutil.ignore_patterns("__pycache__"))
+    script = """
+import anyio, importlib.util, sys
+for absent in ("mcpvend", "generator", "datamodel_code_generator", "black", "jinja2"):
+    assert importlib.util.find_spec(absent) is None, absent
+from generated import demo
+
+async def main() -> None:
+    async with demo.connect(cwd=sys.argv[1]) as tools:
+        print((await tools.convert_temperature(value=0, to="kelvin")).result)
+
+anyio.run(main)
+"""
+    env = {**os.environ, "PATH": f"{user_env / 'bin'}{os.pathsep}{os.environ['PATH']}"}
+    command = [str(user_env / "bin" / "python"), "-c", script, str(REPO)]
+    run = subprocess.run(command, cwd=app, env=env, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert run.stdout.strip() == "273.15 kelvin"
