@@ -214,7 +214,6 @@ from generated._runtime.tools import DriftError
 async def main(policy: str) -> None:
     for attempt in range(2):
         async with drifting.connect(pinning=policy) as tools:
-            print(policy, "refused:", sorted(tools.refused))
             print((await tools.search(query="mcp")).results)
             try:
                 print((await tools.delete_doc(id_="d1")).text)
@@ -239,9 +238,9 @@ def test_runtime_pinning_refuses_warns_or_ignores_drifted_tools(project: Path, p
     refused = "DriftError tool 'delete_doc' refused: its annotations changed since review (pinning is strict; review and re-lock)"
     warning = "LOG mcpvend.pinning server 'drifting': tool 'delete_doc' drifted: its annotations changed since review"
     one_connect = {
-        "strict": ["strict refused: ['delete_doc']", "['doc about mcp']", refused],
-        "warn": ["warn refused: []", "['doc about mcp']", echoed],
-        "off": ["off refused: []", "['doc about mcp']", echoed],
+        "strict": ["['doc about mcp']", refused],
+        "warn": ["['doc about mcp']", echoed],
+        "off": ["['doc about mcp']", echoed],
     }[policy]
     expected = ([warning] if policy == "warn" else []) + one_connect + one_connect  # warned once, not per connect
     assert lines == expected

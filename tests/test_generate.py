@@ -644,3 +644,12 @@ def test_one_changed_description_is_a_small_diff_outside_lockfiles(tmp_path: Pat
     )
     assert changed == [".mcpvend.json", "time/manifest.json", "time/tools.py"], changed
     assert added <= 10, added
+
+
+def test_the_toolchain_versions_read_off_dist_info_are_importlib_metadatas() -> None:
+    from importlib import metadata
+
+    from mcpvend.codegen import state
+
+    for distribution in state.TOOLCHAIN_DISTRIBUTIONS:
+        assert state.installed_version(distribution) == metadata.version(distribution)

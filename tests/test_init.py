@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 import tomllib
 from pathlib import Path
 
@@ -88,3 +90,58 @@ def test_init_keeps_only_the_servers_chosen(tmp_path: Path) -> None:
     written = init(tmp_path, choose=lambda name: asked.append(name) or name == "remote")
     assert asked == ["demo", "remote"] and written.servers == ("remote",)
     assert set(tomllib.loads((tmp_path / "mcpvend.toml").read_text())["servers"]) == {"remote"}
+
+
+def _tools_leave_the_output_alone(project: Path) -> None:
+    """The real ruff and black, run over the whole project, skip generated/ and still see the rest."""
+    package = project / "generated"
+    package.mkdir(exist_ok=True)
+    (package / "bad.py").write_text("import os\nx   =   1\n", encoding="utf-8")  # unused import, unformatted
+    (project / "app.py").write_text("x = 1\n", encoding="utf-8")
+    env = {"PATH": f"{Path(PY).parent}:{os.environ['PATH']}"}
+    ruff = subprocess.run([PY, "-m", "ruff", "check", "."], cwd=project, capture_output=True, text=True, env=env)
+    assert ruff.returncode == 0, ruff.stdout + ruff.stderr
+    black = subprocess.run([PY, "-m", "black", "--check", "."], cwd=project, capture_output=True, text=True, env=env)
+    assert black.returncode == 0 and "1 file would be left unchanged" in black.stderr, black.stderr
+    (project / "app.py").write_text("import os\n", encoding="utf-8")  # the exclusion is not everything
+    ruff = subprocess.run([PY, "-m", "ruff", "check", "."], cwd=project, capture_output=True, text=True, env=env)
+    assert ruff.returncode == 1 and "app.py" in ruff.stdout and "bad.py" not in ruff.stdout
+
+
+def test_init_keeps_formatters_and_linters_off_the_generated_package(tmp_path: Path) -> None:
+    client_config(tmp_path)
+    run = mcpvend("init", cwd=tmp_path)
+    assert run.code == 0, run.err
+    assert "ruff: excluded in pyproject.toml" in run.err and "black: excluded in pyproject.toml" in run.err
+    settings = tomllib.loads((tmp_path / "pyproject.toml").read_text(encoding="utf-8"))["tool"]
+    assert settings == {"ruff": {"extend-exclude": ["generated"]}, "black": {"extend-exclude": "^/generated/"}}
+    _tools_leave_the_output_alone(tmp_path)
+
+
+def test_init_adds_the_exclusions_to_a_projects_own_tables_and_changes_nothing_else(tmp_path: Path) -> None:
+    client_config(tmp_path)
+    mine = '[project]\nname = "app"\n\n[tool.ruff]  # ours\nline-length = 100\n\n[tool.black]\nline-length = 100\n'
+    (tmp_path / "pyproject.toml").write_text(mine, encoding="utf-8")
+    assert mcpvend("init", cwd=tmp_path).code == 0
+    text = (tmp_path / "pyproject.toml").read_text(encoding="utf-8")
+    assert text == mine.replace("# ours\n", '# ours\nextend-exclude = ["generated"]\n').replace(
+        "[tool.black]\n", '[tool.black]\nextend-exclude = "^/generated/"\n'
+    )
+    _tools_leave_the_output_alone(tmp_path)
+    assert mcpvend("init", "--force", cwd=tmp_path).code == 0  # a second run adds nothing twice
+    assert (tmp_path / "pyproject.toml").read_text(encoding="utf-8") == text
+
+
+def test_init_never_overwrites_a_setting_it_cannot_merge_and_says_what_to_add(tmp_path: Path) -> None:
+    client_config(tmp_path)
+    mine = '[tool.ruff]\nextend-exclude = ["build"]\n\n[tool]\nblack.line-length = 100\n'
+    (tmp_path / "pyproject.toml").write_text(mine, encoding="utf-8")
+    run = mcpvend("init", cwd=tmp_path)
+    assert run.code == 0, run.err
+    assert (tmp_path / "pyproject.toml").read_text(encoding="utf-8") == mine
+    assert 'ruff: extend-exclude is set already: add `extend-exclude = ["generated"]` under [tool.ruff]' in run.err
+    assert 'black: add `extend-exclude = "^/generated/"` under [tool.black] yourself' in run.err
+    (tmp_path / "pyproject.toml").write_text("[tool.ruff\n", encoding="utf-8")  # broken: left as it is
+    run = mcpvend("init", "--force", cwd=tmp_path)
+    assert run.code == 0 and "pyproject.toml: invalid TOML" in run.err and (tmp_path / "mcpvend.toml").is_file()
+    assert (tmp_path / "pyproject.toml").read_text(encoding="utf-8") == "[tool.ruff\n"

@@ -164,3 +164,17 @@ def test_an_alias_the_generator_gives_another_field_takes_a_suffix() -> None:
     models = generate_models([("T", {"name": "t", "inputSchema": schema})], "# header")
     fields = {f.name: f.annotation for f in models.fields["TInput"]}
     assert fields == {f"field___{naming.short_hash('_')}": "str | None", "field__": "int | None"}
+
+
+def test_the_frozen_word_lists_hold_every_word_this_python_and_pydantic_reserve() -> None:
+    """Names must not depend on the interpreter that generates them, nor miss a word it reserves."""
+    from pydantic import BaseModel
+
+    from mcpvend.codegen import reserved
+
+    assert set(keyword.kwlist) <= reserved.KEYWORDS
+    assert set(keyword.softkwlist) <= reserved.SOFT_KEYWORDS
+    assert set(dir(builtins)) <= reserved.BUILTINS
+    assert set(dir(BaseModel)) <= reserved.BASEMODEL_ATTRIBUTES
+    # A builtin only since Python 3.13: a property of that name gets the same field on 3.11.
+    assert naming.field_alias("PythonFinalizationError") == "PythonFinalizationError_"

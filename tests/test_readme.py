@@ -13,6 +13,7 @@ import shlex
 import shutil
 import signal
 import subprocess
+import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -223,11 +224,19 @@ def test_readme_report_json_has_the_shape_diff_prints(tmp: Path) -> None:
 
 
 def test_readme_config_loads(tmp_path: Path) -> None:
-    (block,) = fenced("toml")
+    (block,) = [b for b in fenced("toml") if "[servers." in b]
     (tmp_path / "mcpvend.toml").write_text(block)
     config = load_config(tmp_path / "mcpvend.toml")
     assert set(config.servers) == {"time", "github", "remote"}
     assert config.servers["github"].timeout == 60
+
+
+def test_readme_formatter_exclusions_are_what_init_writes(tmp_path: Path) -> None:
+    from mcpvend.exclusions import exclude_output
+
+    (block,) = [b for b in fenced("toml") if "extend-exclude" in b]
+    exclude_output(tmp_path)
+    assert tomllib.loads(block) == tomllib.loads((tmp_path / "pyproject.toml").read_text(encoding="utf-8"))
 
 
 def test_readme_pre_commit_hooks_exist() -> None:
@@ -263,3 +272,26 @@ def test_readme_package_layout_matches_the_generated_package() -> None:
     assert top == files | {"_runtime/", "demo/"} and len(subpackages) == 4
     for sub in subpackages:  # every server's subpackage has the files the listing shows for demo
         assert {p.name for p in sub.iterdir() if p.is_file()} == server, sub
+
+
+def test_readme_layout_names_every_module_of_the_package_where_it_is() -> None:
+    tree = section("## Layout").split("| path | what |")[0]
+    package = REPO / "generator" / "mcpvend"
+    named: set[str] = set()
+    folder = ""
+    for line in tree.splitlines():
+        if match := re.match(r"^ {6}(\w+)/ ", line):
+            folder = match[1]
+        elif re.match(r"^ {6}\S", line):
+            folder = ""
+        words = re.findall(r"\b(\w+)\.py\b", line)
+        if folder == "runtime":
+            words += re.findall(r"\b([a-z]+)\b", line.split("):", 1)[-1])
+        named |= {f"{folder}/{w}" if folder else w for w in words}
+    modules = {
+        (p.relative_to(package).with_suffix("").as_posix())
+        for p in package.rglob("*.py")
+        if p.name not in ("__init__.py", "__main__.py")
+    }
+    assert modules <= named, modules - named
+    assert {n for n in named if (package / f"{n}.py").is_file()} == modules

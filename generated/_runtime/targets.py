@@ -14,7 +14,6 @@ import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Literal
-from urllib.parse import unquote
 
 Capability = Literal["elicitation", "roots", "sampling"]
 CAPABILITIES: tuple[Capability, ...] = ("elicitation", "roots", "sampling")
@@ -93,6 +92,10 @@ Target = StdioTarget | HttpTarget
 def meaningful(values: Iterable[str]) -> frozenset[str]:
     """The values worth redacting, and their percent-decoded form (a URL's userinfo is sent decoded)."""
     given = tuple(values)
+    from urllib.parse import (
+        unquote,
+    )  # here: reading a config (`generate --check`) needs no URL parsing
+
     return frozenset(
         v for v in (*given, *map(unquote, given)) if len(v) >= _SHORTEST_SECRET
     )

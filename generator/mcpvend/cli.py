@@ -214,6 +214,8 @@ def init(source: Path | None, force: bool) -> None:
     click.echo(f"wrote {_relative(written.path)} from {written.source} ({len(written.servers)} servers)", err=True)
     for variable, where in sorted(written.variables.items()):
         click.echo(f"  set ${{{variable}}} in the environment: {where} was not copied", err=True)
+    for news in written.exclusions:
+        click.echo(f"  {news}", err=True)
     click.echo("next: mcpvend lock && mcpvend generate", err=True)
 
 

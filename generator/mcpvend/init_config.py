@@ -20,6 +20,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 from mcpvend.atomic import write_atomic
 from mcpvend.config import ServerConfig, load_config
 from mcpvend.errors import ConfigError
+from mcpvend.exclusions import exclude_output
 from mcpvend.runtime.targets import VARIABLE
 
 TARGET = "mcpvend.toml"
@@ -118,6 +119,7 @@ class Written:
     source: Path
     servers: tuple[str, ...]
     variables: Mapping[str, str]
+    exclusions: tuple[str, ...] = ()  # what was done to keep formatters and linters off the output
 
 
 def init(
@@ -156,4 +158,5 @@ def init(
         write_atomic(target, text)
     except OSError as exc:
         raise ConfigError(f"{target}: cannot write: {exc.strerror or exc}") from None
-    return Written(target, source, tuple(s.name for s in servers), variables)
+    excluded = exclude_output(cwd)
+    return Written(target, source, tuple(s.name for s in servers), variables, tuple(excluded))

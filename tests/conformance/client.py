@@ -52,7 +52,7 @@ async def run(url: str, scenario: str, protocol: Protocol, *, skip_call: bool = 
         if skip_call:
             return
         # The path generated wrappers take: validate the input, call, raise on isError.
-        result = await ToolsBase(client, timeout=30.0).call_content(
+        result = await ToolsBase(client, timeout=30.0)._call_content(
             "add_numbers", AddNumbersInput, None, {"a": 2, "b": 3}
         )
         print(f"add_numbers(2, 3): {result.text}")

@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from mcpvend.codegen import state
-from mcpvend.codegen.outdir import STATE, check_writable, replace_tree
 from mcpvend.codegen.render import black_format, render
+from mcpvend.codegen.state import STATE
 from mcpvend.codegen.vendor import vendored_runtime
 from mcpvend.config import Config
 from mcpvend.errors import MCPVendError
@@ -53,7 +53,9 @@ def generate(config: Config, *, check: bool, full: bool = False) -> Report:
     locks = read_configured(config)
     if os.path.lexists(config.output) and not config.output.is_dir():
         raise MCPVendError(f"{config.output}: the output is not a directory")
-    if not check:
+    if not check:  # imported here: the pre-commit path (--check, unchanged) never writes
+        from mcpvend.codegen.outdir import check_writable
+
         check_writable(config.output)  # before the code generator runs, not after
     tools = sum(len(lock.tools) for lock in locks.values())
     inputs = {name: state.fingerprint(config, name, lock) for name, lock in locks.items()}
@@ -64,6 +66,8 @@ def generate(config: Config, *, check: bool, full: bool = False) -> Report:
     if check:
         stale = tuple(state.differences(config.output, files))
         return Report("stale" if stale else "up to date", config.output, len(locks), tools, stale)
+    from mcpvend.codegen.outdir import replace_tree
+
     replace_tree(config.output, files)
     return Report("generated", config.output, len(locks), tools)
 

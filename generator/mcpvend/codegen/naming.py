@@ -8,26 +8,19 @@ the others take a suffix derived from their own wire name.
 
 from __future__ import annotations
 
-import builtins
 import hashlib
-import keyword
 import re
 import unicodedata
 from collections.abc import Iterable, Mapping
 
-from pydantic import BaseModel
+from mcpvend.codegen.reserved import BASEMODEL_ATTRIBUTES, BUILTINS, KEYWORDS, SOFT_KEYWORDS
 
 # Public names a generated `Tools` class defines, inherits or evaluates in its body: a tool method
 # must not replace them. Everything `ToolsBase` holds is private and the class body evaluates only
 # `_overload`, so no public name is taken; tests/test_naming.py holds this equal to the real class.
 TOOLS_ATTRIBUTES: frozenset[str] = frozenset()
-_SHADOWING = (
-    frozenset(keyword.kwlist)
-    | frozenset(keyword.softkwlist)
-    | frozenset(dir(builtins))
-    | frozenset({"self", "cls", "arguments"})
-)
-_MODEL_ATTRIBUTES = frozenset(dir(BaseModel))
+_SHADOWING = KEYWORDS | SOFT_KEYWORDS | BUILTINS | frozenset({"self", "cls", "arguments"})
+_MODEL_ATTRIBUTES = BASEMODEL_ATTRIBUTES
 _PROTECTED = ("model_validate", "model_dump")  # pydantic's protected namespaces
 _WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z0-9])|[A-Z]?[a-z0-9]+|[A-Z]+|[0-9]+")
 
@@ -101,7 +94,7 @@ def field_alias(property_name: str) -> str | None:
         return _unprotected(safe(snake(property_name, fallback="field"), _MODEL_ATTRIBUTES))
     if property_name.startswith(_PROTECTED):
         return f"field_{property_name}"
-    if keyword.iskeyword(property_name) or property_name not in _SHADOWING | _MODEL_ATTRIBUTES:
+    if property_name in KEYWORDS or property_name not in _SHADOWING | _MODEL_ATTRIBUTES:
         return None
     return safe(property_name, _MODEL_ATTRIBUTES)
 

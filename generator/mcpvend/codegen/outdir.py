@@ -2,27 +2,18 @@
 
 from __future__ import annotations
 
-import ctypes
 import errno
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 
 from mcpvend.atomic import umask
+from mcpvend.codegen.state import STATE
 from mcpvend.errors import MCPVendError
 
-STATE = ".mcpvend.json"  # marks a directory as ours, and records what generated it
 _AT_FDCWD = -100
 _RENAME_EXCHANGE = 2
-
-
-def tree_files(root: Path) -> Iterator[str]:
-    """Files under `root` as posix paths, without the caches Python leaves behind."""
-    for path in sorted(root.rglob("*")):
-        if path.is_file() and "__pycache__" not in path.parts and path.suffix != ".pyc":
-            yield path.relative_to(root).as_posix()
 
 
 def replace_tree(output: Path, files: dict[str, str]) -> None:
@@ -75,6 +66,8 @@ def check_writable(output: Path) -> None:
 
 def _exchange(new: Path, old: Path) -> None:
     """Swap two directories with one renameat2(RENAME_EXCHANGE) system call (Linux 3.15+)."""
+    import ctypes  # here: `generate --check` never swaps, and the import is a tenth of its time
+
     libc = ctypes.CDLL(None, use_errno=True)
     renameat2 = getattr(libc, "renameat2", None)
     if renameat2 is not None:

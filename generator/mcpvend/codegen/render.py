@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 from functools import cache
-from importlib import resources
-from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -12,10 +10,14 @@ if TYPE_CHECKING:
     import jinja2
 
 
-def _templates() -> Traversable:
-    """`mcpvend/templates` in a wheel; the repository's top-level `templates/` in a checkout (editable install)."""
-    packaged = resources.files("mcpvend") / "templates"
-    return packaged if packaged.is_dir() else Path(__file__).resolve().parents[3] / "templates"
+def _templates() -> Path:
+    """`mcpvend/templates` in a wheel; the repository's top-level `templates/` in a checkout (editable install).
+
+    Plain paths, not `importlib.resources`: pip installs files, and that import is a tenth of `generate --check`.
+    """
+    package = Path(__file__).resolve().parents[1]
+    packaged = package / "templates"
+    return packaged if packaged.is_dir() else package.parents[1] / "templates"
 
 
 @cache

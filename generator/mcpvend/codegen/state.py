@@ -14,22 +14,28 @@ import hashlib
 import json
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 from mcpvend import __version__
-from mcpvend.codegen.outdir import STATE, tree_files
 from mcpvend.codegen.render import template_sources
 from mcpvend.codegen.vendor import runtime_sources
 from mcpvend.config import Config
-from mcpvend.lock import lockfile
 from mcpvend.lock.lockfile import Lockfile
 
+STATE = ".mcpvend.json"  # marks a directory as ours, and records what generated it
 # What formats or generates the bytes of the output, besides mcpvend itself (isort orders the
 # model modules' imports for datamodel-code-generator).
 TOOLCHAIN_DISTRIBUTIONS = ("black", "datamodel-code-generator", "isort")
+
+
+def tree_files(root: Path) -> Iterator[str]:
+    """Files under `root` as posix paths, without the caches Python leaves behind."""
+    for path in sorted(root.rglob("*")):
+        if path.is_file() and "__pycache__" not in path.parts and path.suffix != ".pyc":
+            yield path.relative_to(root).as_posix()
 
 
 def sha256(data: bytes) -> str:
@@ -38,11 +44,11 @@ def sha256(data: bytes) -> str:
 
 @cache
 def toolchain() -> str:
-    """The versions, templates and vendored runtime every server's output depends on."""
+    """A digest of the versions, templates and vendored runtime every server's output depends on."""
     parts: list[Any] = [__version__, *(installed_version(d) for d in TOOLCHAIN_DISTRIBUTIONS)]
     parts += sorted(template_sources().items())
     parts += runtime_sources()
-    return json.dumps(parts, sort_keys=True, ensure_ascii=False)
+    return sha256(json.dumps(parts, sort_keys=True, ensure_ascii=False).encode())
 
 
 def installed_version(distribution: str) -> str:
@@ -68,13 +74,13 @@ def installed_version(distribution: str) -> str:
 def fingerprint(config: Config, name: str, lock: Lockfile) -> str:
     """What one server's output depends on: its lockfile, renames and paths, and the toolchain."""
     relative = os.path.relpath(lock.path, config.base_dir)
-    part = [toolchain(), name, relative, dict(config.servers[name].rename), lockfile.dumps(lock.document)]
+    part = [toolchain(), name, relative, dict(config.servers[name].rename), lock.text]
     return sha256(json.dumps(part, sort_keys=True, ensure_ascii=False).encode())
 
 
 def render_state(inputs: Mapping[str, str], files: Mapping[str, str]) -> str:
     hashes = {path: sha256(text.encode()) for path, text in sorted(files.items()) if path != STATE}
-    state = {"generator": "mcpvend", "toolchain": sha256(toolchain().encode()), "servers": inputs, "files": hashes}
+    state = {"generator": "mcpvend", "toolchain": toolchain(), "servers": inputs, "files": hashes}
     return json.dumps(state, sort_keys=True, indent=2) + "\n"
 
 
@@ -88,7 +94,7 @@ def read_state(output: Path) -> dict[str, Any] | None:
 
 
 def same_toolchain(state: Mapping[str, Any] | None) -> bool:
-    return state is not None and state.get("toolchain") == sha256(toolchain().encode())
+    return state is not None and state.get("toolchain") == toolchain()
 
 
 def reusable(output: Path, state: Mapping[str, Any] | None, prefix: str) -> dict[str, str] | None:

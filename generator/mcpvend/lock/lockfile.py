@@ -92,6 +92,7 @@ class Lockfile:
 
     path: Path
     document: dict[str, Any]
+    text: str  # as read: what generated code depends on, byte for byte
 
     @property
     def name(self) -> str:
@@ -216,7 +217,7 @@ def parse(path: Path, text: str) -> Lockfile:
         raise LockfileError(f"{path}: tool {twice!r} is listed twice")
     if document["digest"] != tools_digest(tools):
         raise LockfileError(f"{path}: the lockfile digest does not match its tools (edited by hand or corrupt)")
-    return Lockfile(path=path, document=document)
+    return Lockfile(path=path, document=document, text=text)
 
 
 # What generated code relies on; a server cannot serve otherwise (the SDK refuses such a tool).
