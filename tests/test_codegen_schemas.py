@@ -45,6 +45,19 @@ TAGGED = {
     ]
 }
 CASES = {
+    'a map or null ("type": ["object", "null"]) keeps its null': (
+        {
+            "type": "object",
+            "properties": {
+                "xs": {
+                    "type": "array",
+                    "items": {"type": ["object", "null"], "additionalProperties": {"type": "integer"}},
+                },
+                "o": {"type": ["null", "object"], "properties": {"a": {"type": "integer"}}},
+            },
+        },
+        {"xs": [{"b": 1}, None], "o": None},
+    ),
     "an open object keeps undeclared keys": (
         {"type": "object", "properties": {"a": {"type": "string"}}},
         {"a": "x", "other": [1, {"b": None}]},

@@ -211,7 +211,7 @@ class RuntimeCase:
     replay_fault: str = ""
     http: str = "ok"
     setenv: tuple[tuple[str, str], ...] = ()
-    timeout: float = 30
+    start_timeout: float | None = None  # None: the lockfile's (30 s)
 
 
 RUNTIME_CASES = {
@@ -230,7 +230,7 @@ RUNTIME_CASES = {
         "server 'bad' could not be started: the server closed the connection (it exited or crashed)",
         replay_fault="crash-on-list",
     ),
-    "hang": RuntimeCase("bad__search", "server 'bad' did not start within 2 s", "hang-on-list", timeout=2),
+    "hang": RuntimeCase("bad__search", "server 'bad' did not start within 2 s", "hang-on-list", start_timeout=2),
     "cursor-loop": RuntimeCase(
         "bad__search",
         "server 'bad' could not be started: ProtocolViolation: tools/list cursor loop: cursor 'page-2' came back",
@@ -263,7 +263,7 @@ async def call_with_fault(project: Project, case: RuntimeCase, monkeypatch: pyte
         monkeypatch.setenv(name, value)
     project.http_fault(case.http)
     env = {"bad": {"REPLAY_FAULT": case.replay_fault}}
-    async with project.package.toolset(["good", "bad", "web"], env=env, timeout=case.timeout) as ts:
+    async with project.package.toolset(["good", "bad", "web"], env=env, start_timeout=case.start_timeout) as ts:
         result = await ts.call(case.tool, ARGUMENTS[case.tool])
         healthy = await ts.call("good__search", {"q": "still here"})
         assert not healthy.is_error and '"still here"' in healthy.text, healthy.text
@@ -310,7 +310,9 @@ async def test_runtime_a_start_timeout_leaves_no_unretrieved_exception(
     project: Project, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     with caplog.at_level(logging.ERROR, logger="asyncio"):
-        result = await call_with_fault(project, RuntimeCase("bad__search", "", "hang-on-list", timeout=2), monkeypatch)
+        result = await call_with_fault(
+            project, RuntimeCase("bad__search", "", "hang-on-list", start_timeout=2), monkeypatch
+        )
         gc.collect()
     assert result.is_error and "did not start within 2 s" in result.text
     assert not [r for r in caplog.records if "never retrieved" in r.getMessage()]

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from conftest import REPO
 from mcpvend import atomic
 from mcpvend.config import ServerConfig
 from mcpvend.errors import LockfileError
@@ -39,6 +40,26 @@ def test_canonical_form_is_sorted_compact_utf8() -> None:
     assert lockfile.digest({"a": 1}) == expected
     with pytest.raises(ValueError):
         lockfile.canonical(float("nan"))
+
+
+def test_digests_are_over_rfc_8785_so_any_jcs_implementation_reproduces_them() -> None:
+    # RFC 8785 section 3.2.2.3 (numbers as ECMAScript writes doubles) and 3.2.3 (keys by UTF-16 code units).
+    assert lockfile.canonical({"numbers": [333333333.33333329, 1e30, 4.50, 2e-3, 0.000000000000000000000000001]}) == (
+        b'{"numbers":[333333333.3333333,1e+30,4.5,0.002,1e-27]}'
+    )
+    assert lockfile.canonical({"\ufb01": 1, "\U0001f600": 2, "a": 3}) == '{"a":3,"\U0001f600":2,"\ufb01":1}'.encode()
+    # An integer beyond 2**53 is the double a JSON parser reads it as: what JavaScript would write.
+    assert lockfile.canonical({"maximum": 2**63 - 1}) == b'{"maximum":9223372036854776000}'
+
+
+def test_lockfiles_whose_tools_hold_no_floats_or_non_bmp_keys_keep_their_digests() -> None:
+    """For them RFC 8785 writes what the earlier canonical form (sorted keys, compact, UTF-8) wrote."""
+    for path in sorted((REPO / "lockfiles").glob("*.lock.json")):
+        document = json.loads(path.read_text(encoding="utf-8"))
+        for entry in document["tools"]:
+            earlier = json.dumps(entry["tool"], sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+            assert lockfile.canonical(entry["tool"]) == earlier
+            assert entry["digests"]["tool"] == "sha256:" + hashlib.sha256(earlier).hexdigest()
 
 
 def test_tool_digests_cover_each_part_and_the_whole() -> None:

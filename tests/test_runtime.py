@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import mcp_types as types
@@ -22,11 +23,27 @@ STDIO = {"transport": "stdio", "command": "${PY:-python}", "args": ["${ROOT}/ser
 
 def test_stdio_target_fills_env_by_name_and_expands_variables() -> None:
     target = manifest(STDIO).target(environ={"ROOT": "/srv", "TOKEN": "from-environ"})
-    assert target == StdioTarget(command="python", args=("/srv/server.py",), env={"TOKEN": "from-environ"}, cwd=None)
+    # A locked `python` is the interpreter running the runtime: the agent's venv, activated or not.
+    assert target == StdioTarget(
+        command=sys.executable, args=("/srv/server.py",), env={"TOKEN": "from-environ"}, cwd=None
+    )
     given = manifest({**STDIO, "cwd": "${ROOT}"}).target(env={"TOKEN": "given", "EXTRA": "1"}, environ={"ROOT": "/r"})
     assert given == StdioTarget(
-        command="python", args=("/r/server.py",), env={"TOKEN": "given", "EXTRA": "1"}, cwd="/r"
+        command=sys.executable, args=("/r/server.py",), env={"TOKEN": "given", "EXTRA": "1"}, cwd="/r"
     )
+    for command, started in (("python3", sys.executable), ("python3.11", "python3.11"), ("/usr/bin/python", None)):
+        chosen = manifest({**STDIO, "command": command}).target(environ={"ROOT": "/r", "TOKEN": "t"})
+        assert chosen.command == (started or command)
+
+
+def test_given_values_may_name_variables_expanded_when_the_server_starts() -> None:
+    given = manifest(STDIO).target(env={"TOKEN": "${VAULT_TOKEN}"}, environ={"ROOT": "/r", "VAULT_TOKEN": "v"})
+    assert isinstance(given, StdioTarget) and given.env == {"TOKEN": "v"}
+    http = manifest({"transport": "http", "url": "https://h/mcp", "headers": ["Authorization"]})
+    target = http.target(headers={"Authorization": "Bearer ${API}"}, environ={"API": "k-1"})
+    assert target == HttpTarget(url="https://h/mcp", headers={"Authorization": "Bearer k-1"})
+    with pytest.raises(ConnectError, match=r"server 's': set \$\{API\} to connect"):
+        http.target(headers={"Authorization": "Bearer ${API}"}, environ={})
 
 
 def test_missing_values_are_named() -> None:

@@ -161,7 +161,7 @@ async def test_pinning_refuses_a_drifted_tool_with_an_error_result(tmp_path: Pat
     manifest = root / "driftpkg" / "drift" / "manifest.json"
     data = json.loads(manifest.read_text())
     (echo,) = [t for t in data["tools"] if t["tool"]["name"] == "echo"]
-    echo["digests"]["tool"] = "sha256:" + "0" * 64  # as if the server changed `echo`
+    echo["tool"]["_meta"] = {"reviewed": "another version"}  # as if the server changed `echo`
     manifest.write_text(json.dumps(data))
     assert [t["tool"]["name"] for t in data["tools"]] == [t["tool"]["name"] for t in lock["tools"]]
     sys.path.insert(0, str(root))
@@ -192,6 +192,28 @@ async def test_a_hundred_concurrent_calls_each_get_their_own_result(generated: M
                 group.start_soon(one, i)
         assert ts.pool is not None and ts.pool.connections["everything"].restarts == 0
     assert all(results[i].text == f"Echo: call-{i}-end" for i in range(100)), [results[i].text for i in range(3)]
+
+
+SLOW_START = {"crashy": {"CRASHY_START_DELAY": "2.5"}}
+
+
+async def test_starting_a_server_and_calling_a_tool_have_separate_bounds(crashy: ModuleType) -> None:
+    """A 1.5 s call timeout does not fail a server that takes 2.5 s to start (starting has the lockfile's, 30 s)."""
+    async with crashy.toolset(timeout=1.5, env=SLOW_START) as ts:
+        assert (await ts.call("crashy__echo", {"text": "started"})).text == "started"
+        slow = await ts.call("crashy__sleep", {"seconds": 5})
+        assert slow.is_error and slow.text == "tool 'crashy__sleep' timed out after 1.5 s"
+    async with crashy.toolset(start_timeout=1, env=SLOW_START) as ts:
+        late = await ts.call("crashy__echo", {"text": "x"})
+        assert late.is_error and late.text == "server 'crashy' did not start within 1 s"
+
+
+async def test_the_typed_wrappers_bound_starting_and_calls_separately(crashy: ModuleType) -> None:
+    async with crashy.crashy.connect(timeout=1.5, env=SLOW_START["crashy"]) as tools:
+        assert (await tools.echo(text="started")).result == "started"
+    with pytest.raises(crashy._runtime.manifest.ConnectError, match=r"^server 'crashy' did not start within 1 s$"):
+        async with crashy.crashy.connect(start_timeout=1, env=SLOW_START["crashy"]):
+            pass
 
 
 async def test_per_call_timeout(crashy: ModuleType) -> None:
@@ -235,7 +257,8 @@ async def test_concurrent_calls_survive_a_crash(crashy: ModuleType, tmp_path: Pa
 async def test_a_server_that_cannot_start_gives_an_error_result(crashy: ModuleType) -> None:
     ts = crashy.toolset(env={"crashy": {"SECRET_TOKEN": "hunter2-sentinel"}})
     connection = ts.pool.connections["crashy"]
-    connection.target = type(connection.target)(command="/nonexistent/server", env=connection.target.env)
+    locked = connection.resolve()  # the package's own (vendored) target class
+    connection.resolve = lambda: type(locked)(command="/nonexistent/server", env=locked.env)
     async with ts:
         failed = await ts.call("crashy__echo", {"text": "x"})
         assert failed.is_error
@@ -295,9 +318,10 @@ async def test_an_unusable_input_schema_is_an_error_result() -> None:
 
 
 async def test_a_server_that_hangs_at_start_times_out(crashy: ModuleType) -> None:
-    ts = crashy.toolset(timeout=1.0)
+    ts = crashy.toolset(start_timeout=1.0)
     connection = ts.pool.connections["crashy"]
-    connection.target = type(connection.target)(command="sleep", args=("30",))
+    vendored = type(connection.resolve())
+    connection.resolve = lambda: vendored(command="sleep", args=("30",))
     async with ts:
         result = await ts.call("crashy__echo", {"text": "x"})
         assert result.is_error and result.text == "server 'crashy' did not start within 1 s"
@@ -305,9 +329,10 @@ async def test_a_server_that_hangs_at_start_times_out(crashy: ModuleType) -> Non
 
 async def test_a_caller_cancelled_while_its_server_starts_leaves_no_server_running(crashy: ModuleType) -> None:
     """The server (a `sleep` that never answers) is stopped, not left to exit by itself an hour later."""
-    ts = crashy.toolset(timeout=30.0)
+    ts = crashy.toolset()
     connection = ts.pool.connections["crashy"]
-    connection.target = type(connection.target)(command="sleep", args=("3600.25",))
+    vendored = type(connection.resolve())
+    connection.resolve = lambda: vendored(command="sleep", args=("3600.25",))
     async with ts:
         with anyio.fail_after(20):  # far below the server's own life: it was stopped
             with anyio.move_on_after(1.0) as scope:

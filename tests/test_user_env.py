@@ -77,3 +77,27 @@ anyio.run(main)
     run = subprocess.run(command, cwd=app, env=env, capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr[-3000:]
     assert run.stdout.strip() == "273.15 kelvin"
+
+
+def test_a_locked_python_server_starts_with_the_agents_interpreter_when_its_venv_is_not_activated(
+    user_env: Path, tmp_path: Path
+) -> None:
+    """The demo server is locked as `python tests/servers/demo.py`; no `python` with `mcp` is on PATH here."""
+    app = tmp_path / "app"
+    shutil.copytree(REPO / "generated", app / "generated", ignore=shutil.ignore_patterns("__pycache__"))
+    script = """
+import anyio, shutil, sys
+assert shutil.which("python") is None or "venv" not in shutil.which("python")
+from generated import demo
+
+async def main() -> None:
+    async with demo.connect(cwd=sys.argv[1]) as tools:
+        print((await tools.convert_temperature(value=100, to="fahrenheit")).result)
+
+anyio.run(main)
+"""
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}  # the venv is not activated
+    command = [str(user_env / "bin" / "python"), "-c", script, str(REPO)]
+    run = subprocess.run(command, cwd=app, env=env, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert run.stdout.strip() == "212.00 fahrenheit"

@@ -294,6 +294,7 @@ async def open_client(
     read_timeout: float | None = None,
     errlog: TextIO | None = None,
     tap: WireTap | None = None,
+    on_tools_changed: Callable[[], None] | None = None,
 ) -> AsyncIterator[Client]:
     """A connected, initialized client; the server is stopped when the block ends.
 
@@ -301,16 +302,25 @@ async def open_client(
     callbacks exist; they answer politely without doing anything, since neither locking nor
     the runtime samples, elicits or exposes roots. The target's secrets are kept out of the
     SDK's and httpx's log records and out of a stdio server's stderr copied to `errlog`.
+    `on_tools_changed` is told of each `notifications/tools/list_changed` the server sends.
     What the block raises comes out as raised: the SDK's task groups would wrap it in exception
     groups, and `except ToolError` around `async with connect()` would never match.
     """
     guard_logs(target.secret_values())
+
+    async def notified(message: Any) -> None:
+        if on_tools_changed is not None and isinstance(
+            message, types.ToolListChangedNotification
+        ):
+            on_tools_changed()
+
     client = Client(
         _transport(target, errlog, tap),
         mode=protocol,
         cache=None,
         read_timeout_seconds=read_timeout,
         client_info=CLIENT_INFO,
+        message_handler=notified,
         sampling_callback=_refuse_sampling if "sampling" in capabilities else None,
         elicitation_callback=(
             _decline_elicitation if "elicitation" in capabilities else None

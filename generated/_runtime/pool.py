@@ -6,13 +6,18 @@ whatever tasks the agent runs. So each connection is held open by a task of its 
 until it is closed, and calls only borrow the client. A call that finds the server gone
 restarts it once for everybody (by generation number), and is sent again only when the tool's
 reviewed annotations say it is read-only or idempotent: anything else might have run already.
+
+Nothing is resolved before a server is first needed: its env and header values (and the
+variables they name) are read when it starts, so a toolset over many servers works, offline,
+without the credentials of the ones it never calls. Starting has its own bound (the lockfile's
+`timeout`, or `start_timeout`), separate from each call's.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
@@ -23,9 +28,9 @@ from mcp import Client, MCPError
 from . import failures
 from .catalog import Entry
 from .connection import WireTap, call_tool, open_client
-from .manifest import Manifest
+from .manifest import ConnectError, Manifest
+from .pinning import DEFAULT_PIN_TTL, DriftError, Pinning, Pins
 from .targets import Target, redact
-from .tools import DriftError, Pinning, check_pins
 
 DEFAULT_TIMEOUT = 60.0
 _GONE = (
@@ -49,7 +54,7 @@ def _gone(exc: BaseException) -> bool:
 @dataclass
 class _Live:
     client: Client
-    refused: Mapping[str, str]
+    tap: WireTap | None
     generation: int
     stop: asyncio.Event
     holder: asyncio.Task[None]
@@ -60,18 +65,40 @@ class Connection:
     """A server a toolset may call, and the connection to it when there is one."""
 
     manifest: Manifest
-    target: Target
+    resolve: Callable[
+        [], Target
+    ]  # where the server is, with its credentials: asked when it first starts
     pinning: Pinning = "strict"
-    timeout: float = DEFAULT_TIMEOUT
+    timeout: float = DEFAULT_TIMEOUT  # each call
+    start_timeout: float | None = None  # None: the lockfile's
+    pin_ttl: float = DEFAULT_PIN_TTL
     errlog: TextIO | None = None
     restarts: int = 0  # how often a lost server was started again
+    target: Target | None = field(default=None, init=False, repr=False)
+    pins: Pins = field(init=False, repr=False)
     _live: _Live | None = field(default=None, repr=False)
     _lock: asyncio.Lock = field(default_factory=asyncio.Lock, repr=False)
     _generation: int = field(default=0, repr=False)
 
+    def __post_init__(self) -> None:
+        ttl = self.pin_ttl if self.manifest.transport == "http" else None
+        self.pins = Pins(
+            self.manifest.server, self.manifest.reviewed, self.pinning, ttl=ttl
+        )
+
+    @property
+    def start_limit(self) -> float:
+        return (
+            self.manifest.start_timeout
+            if self.start_timeout is None
+            else self.start_timeout
+        )
+
     def redact(self, text: str) -> str:
         """`text` without the target's env and header values, nor what its url and arguments expanded."""
-        return redact(text, self.target.secret_values())
+        return (
+            text if self.target is None else redact(text, self.target.secret_values())
+        )
 
     async def acquire(self) -> _Live:
         """The live connection, started if there is none (once, however many callers wait)."""
@@ -100,10 +127,27 @@ class Connection:
     ) -> types.CallToolResult | None:
         """One attempt: the result, or None when the server went away (it will be started anew)."""
         live = await self.acquire()
-        if entry.name in live.refused:
-            raise DriftError(
-                f"tool '{entry.provider}' is refused: {live.refused[entry.name]} (pinning is strict)"
-            )
+        try:
+            with anyio.fail_after(
+                self.start_limit
+            ):  # comparing the tools again is bounded like a start
+                await self.pins.ensure(live.client, live.tap)
+        except TimeoutError:
+            limit = self.start_limit
+            raise CallFailed(
+                f"server '{self.manifest.server}' did not list its tools within {limit:g} s"
+            ) from None
+        except (
+            Exception
+        ) as exc:  # noqa: BLE001 - the model gets an error result, never an exception
+            if not _gone(failures.leaf(exc)):
+                raise CallFailed(
+                    f"the server's tools could not be compared: {self._reason(exc)}"
+                ) from None
+            await self.lost(live.generation)
+            return None
+        if (refusal := self.pins.refusal(entry.name)) is not None:
+            raise DriftError(f"tool '{entry.provider}' is refused: {refusal}")
         try:
             return await call_tool(live.client, entry.name, arguments, self.timeout)
         except (
@@ -115,25 +159,32 @@ class Connection:
                     f"tool '{entry.provider}' timed out after {self.timeout:g} s"
                 ) from None
             if not _gone(cause):
-                raise CallFailed(
-                    f"the call failed: {self.redact(failures.reason(cause))}"
-                ) from None
+                raise CallFailed(f"the call failed: {self._reason(cause)}") from None
         await self.lost(live.generation)
         return None
 
+    def _reason(self, exc: BaseException) -> str:
+        return self.redact(failures.reason(failures.leaf(exc)))
+
     async def _start(self) -> _Live:
+        try:
+            self.target = self.resolve()
+        except (
+            ConnectError
+        ) as exc:  # a variable, env value or header missing: this server only
+            raise CallFailed(str(exc)) from None
         self._generation += 1
-        ready: asyncio.Future[tuple[Client, Mapping[str, str]]] = (
+        ready: asyncio.Future[tuple[Client, WireTap | None]] = (
             asyncio.get_running_loop().create_future()
         )
         stop = asyncio.Event()
         starting = anyio.CancelScope()
         holder = asyncio.get_running_loop().create_task(
-            self._hold(ready, stop, starting)
+            self._hold(self.target, ready, stop, starting)
         )
         try:
-            client, refused = await asyncio.wait_for(
-                asyncio.shield(ready), self.timeout
+            client, tap = await asyncio.wait_for(
+                asyncio.shield(ready), self.start_limit
             )
         except BaseException as exc:
             # Timed out, failed or the caller cancelled: the holder must not outlive the wait, or its
@@ -145,8 +196,9 @@ class Connection:
             with contextlib.suppress(BaseException):
                 await asyncio.shield(holder)
             if isinstance(exc, TimeoutError):
+                limit = self.start_limit
                 raise CallFailed(
-                    f"server '{self.manifest.server}' did not start within {self.timeout:g} s"
+                    f"server '{self.manifest.server}' did not start within {limit:g} s"
                 ) from None
             if not isinstance(exc, Exception):
                 raise
@@ -155,11 +207,12 @@ class Connection:
                     self.manifest.server, exc, self.target.secret_values()
                 )
             ) from None
-        return _Live(client, refused, self._generation, stop, holder)
+        return _Live(client, tap, self._generation, stop, holder)
 
     async def _hold(
         self,
-        ready: asyncio.Future[tuple[Client, Mapping[str, str]]],
+        target: Target,
+        ready: asyncio.Future[tuple[Client, WireTap | None]],
         stop: asyncio.Event,
         starting: anyio.CancelScope,
     ) -> None:
@@ -167,11 +220,18 @@ class Connection:
             with starting:
                 tap = WireTap() if self.pinning != "off" else None
                 caps = self.manifest.capabilities
-                async with open_client(
-                    self.target, capabilities=caps, tap=tap, errlog=self.errlog
-                ) as client:
-                    refused = await check_pins(self.manifest, client, tap, self.pinning)
-                    ready.set_result((client, refused))
+                opened = open_client(
+                    target,
+                    capabilities=caps,
+                    tap=tap,
+                    errlog=self.errlog,
+                    on_tools_changed=self.pins.announce,
+                )
+                async with opened as client:
+                    await self.pins.compare(
+                        client, tap
+                    )  # on every start: after a restart too
+                    ready.set_result((client, tap))
                     await stop.wait()
         except (
             Exception

@@ -3,25 +3,21 @@
 
 from __future__ import annotations
 
-import logging
-from collections.abc import AsyncIterator, Iterable, Mapping
-from contextlib import AsyncExitStack, asynccontextmanager
-from dataclasses import dataclass, field
-from typing import Any, Literal, TypeVar
+import math
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import Any, TypeVar
 
+import anyio
 import mcp_types as types
 from mcp import Client, ClientSession, MCPError
 from pydantic import BaseModel, RootModel
 
 from . import failures
-from .connection import WireTap, call_tool, list_tools_raw, open_client
-from .digests import DIGESTED_FIELDS, tool_digests
-from .manifest import ConnectError, Manifest, load_manifest
-
-Pinning = Literal["strict", "warn", "off"]
-
-logger = logging.getLogger("mcpvend.pinning")
-_warned: set[tuple[str, str, str]] = set()
+from .connection import WireTap, call_tool, open_client
+from .manifest import ConnectError, load_manifest
+from .pinning import DEFAULT_PIN_TTL, DriftError, Pinning, Pins
 
 ContentBlock = (
     types.TextContent
@@ -33,61 +29,20 @@ ContentBlock = (
 OutputT = TypeVar("OutputT", bound=BaseModel)
 ModelT = TypeVar("ModelT", bound=BaseModel)
 ToolsT = TypeVar("ToolsT", bound="ToolsBase")
+__all__ = [
+    "DriftError",
+    "Pinning",
+    "ToolError",
+    "ToolResult",
+    "ToolsBase",
+    "from_wire",
+    "open_tools",
+]
 
 
 def _text(content: list[ContentBlock]) -> str:
     return "\n".join(
         block.text for block in content if isinstance(block, types.TextContent)
-    )
-
-
-class DriftError(Exception):
-    """A tool that no longer matches its reviewed definition was refused (pinning="strict")."""
-
-
-@dataclass(frozen=True)
-class PinReport:
-    """How the live server's tools compare with the reviewed ones."""
-
-    drifted: Mapping[str, str] = field(
-        default_factory=dict
-    )  # tool -> the parts that changed
-    missing: tuple[str, ...] = ()  # reviewed, but not served any more
-    unknown: tuple[str, ...] = ()  # served, but never reviewed
-
-    def reasons(self) -> dict[str, str]:
-        """Why each refused tool is refused."""
-        reasons = {
-            name: f"its {parts} changed since review"
-            for name, parts in self.drifted.items()
-        }
-        reasons.update(
-            {name: "the server no longer serves it" for name in self.missing}
-        )
-        return reasons
-
-
-def pin(reviewed: Iterable[Mapping[str, Any]], live: Iterable[Any]) -> PinReport:
-    """Compare served tools with manifest entries (`{"tool": ..., "digests": ...}`) by digest."""
-    expected = {entry["tool"]["name"]: entry["digests"] for entry in reviewed}
-    served = {
-        t["name"]: tool_digests(t)
-        for t in live
-        if isinstance(t, dict) and isinstance(t.get("name"), str)
-    }
-    drifted = {}
-    for name in sorted(expected.keys() & served.keys()):
-        if served[name]["tool"] != expected[name]["tool"]:
-            parts = [
-                key
-                for key in DIGESTED_FIELDS
-                if served[name][key] != expected[name][key]
-            ] or ["other fields"]
-            drifted[name] = ", ".join(parts)
-    return PinReport(
-        drifted,
-        tuple(sorted(expected.keys() - served.keys())),
-        tuple(sorted(served.keys() - expected.keys())),
     )
 
 
@@ -133,12 +88,16 @@ class ToolsBase:
         session: Client | ClientSession,
         *,
         timeout: float | None = None,
-        refused: Mapping[str, str] | None = None,
+        pins: Pins | None = None,
+        tap: WireTap | None = None,
         secrets: frozenset[str] = frozenset(),
     ) -> None:
         self._session = session
-        self._timeout = timeout
-        self._refused = dict(refused or {})  # tool -> why pinning refuses it
+        self._timeout = timeout  # per call
+        self._pins = (
+            pins  # with `connect()`: compared again when the server announces a change
+        )
+        self._tap = tap
         self._secrets = secrets  # taken out of the server's error messages
 
     async def _call_structured(
@@ -177,11 +136,11 @@ class ToolsBase:
         arguments: object,
         kwargs: Mapping[str, Any],
     ) -> types.CallToolResult:
-        if name in self._refused:
-            raise DriftError(
-                f"tool '{name}' refused: {self._refused[name]} (pinning is strict; review and re-lock)"
-            )
         model = _input(input_model, arguments, kwargs)
+        if self._pins is not None and isinstance(self._session, Client):
+            await self._pins.ensure(self._session, self._tap)
+            if (refusal := self._pins.refusal(name)) is not None:
+                raise DriftError(f"tool '{name}' refused: {refusal}")
         payload = model.model_dump(mode="json", by_alias=True, exclude_unset=True)
         try:
             result = await call_tool(self._session, name, payload, self._timeout)
@@ -269,54 +228,53 @@ async def open_tools(
     headers: Mapping[str, str] | None = None,
     cwd: str | None = None,
     timeout: float | None = None,
+    start_timeout: float | None = None,
     pinning: Pinning = "strict",
+    pin_ttl: float = DEFAULT_PIN_TTL,
 ) -> AsyncIterator[ToolsT]:
     """Start (or reach) the locked server of a generated package, and close it afterwards.
 
-    Unless `pinning` is "off", the live tool list is compared with the reviewed digests first:
-    "strict" refuses drifted and vanished tools (the others keep working), "warn" logs each once.
+    Starting (spawn, initialize, the first comparison of tools) is bounded by `start_timeout`
+    (default: the config's `timeout` when the server was locked, else 30 s); each call by
+    `timeout`. Unless `pinning` is "off", the live tools are compared with the reviewed ones
+    first, and again after the server announces a change: "strict" refuses drifted and vanished
+    tools (the others keep working), "warn" logs each once. Over HTTP they are compared again
+    once `pin_ttl` seconds have passed.
     """
     manifest = load_manifest(package)
     target = manifest.target(env=env, headers=headers, cwd=cwd)
     secrets = target.secret_values()
     tap = WireTap() if pinning != "off" else None
-    async with AsyncExitStack() as stack:
+    pins = Pins(
+        manifest.server,
+        manifest.reviewed,
+        pinning,
+        ttl=pin_ttl if manifest.transport == "http" else None,
+    )
+    limit = manifest.start_timeout if start_timeout is None else start_timeout
+    started = False
+    with anyio.CancelScope(deadline=anyio.current_time() + limit) as starting:
         try:
-            client = await stack.enter_async_context(
-                open_client(
-                    target,
-                    capabilities=manifest.capabilities,
-                    read_timeout=timeout,
-                    tap=tap,
-                )
-            )
-            refused = await check_pins(manifest, client, tap, pinning)
-        except (
-            Exception
-        ) as exc:  # noqa: BLE001 - the SDK's errors may quote a credential; this one cannot
+            async with open_client(
+                target,
+                capabilities=manifest.capabilities,
+                tap=tap,
+                on_tools_changed=pins.announce,
+            ) as client:
+                await pins.compare(client, tap)
+                starting.deadline = (
+                    math.inf
+                )  # started: from here on, each call has its own bound
+                started = True
+                yield cls(client, timeout=timeout, pins=pins, tap=tap, secrets=secrets)
+        except Exception as exc:
+            if started:
+                raise
+            # The SDK's errors may quote a credential; this one cannot.
             raise ConnectError(
                 failures.not_started(manifest.server, exc, secrets)
             ) from None
-        yield cls(client, timeout=timeout, refused=refused, secrets=secrets)
-
-
-async def check_pins(
-    manifest: Manifest, client: Client, tap: WireTap | None, pinning: Pinning
-) -> dict[str, str]:
-    """The tools to refuse (tool -> why) after comparing the live list with the reviewed one.
-
-    Needs a `tap` unless pinning is "off"; "warn" logs each drifted tool once per process.
-    """
-    if pinning == "off" or tap is None:
-        return {}
-    live, _ = await list_tools_raw(client, tap)
-    reasons = pin(manifest.tools, live).reasons()
-    if pinning == "warn":
-        for name, reason in sorted(reasons.items()):
-            if (manifest.server, name, reason) not in _warned:
-                _warned.add((manifest.server, name, reason))
-                logger.warning(
-                    "server '%s': tool '%s' drifted: %s", manifest.server, name, reason
-                )
-        return {}
-    return reasons
+    if starting.cancelled_caught and not started:
+        raise ConnectError(
+            f"server '{manifest.server}' did not start within {limit:g} s"
+        )

@@ -9,18 +9,21 @@ what happened. The specs are built the same way every time, so provider prompt c
 
 from __future__ import annotations
 
+import functools
 import importlib
 import json
 from collections.abc import Mapping, Sequence
 from types import TracebackType
 from typing import Any, Literal, TextIO
 
+import anyio
 from pydantic import BaseModel, ValidationError
 
 from . import validation
 from .budget import MATERIALIZE_CAPS, Budget, Plan, RequestedMode, choose
 from .catalog import Ambiguous, Catalog, Entry, Filter, RankerFactory
-from .manifest import load_manifest
+from .manifest import ConnectError, load_manifest
+from .pinning import DEFAULT_PIN_TTL, DriftError, Pinning
 from .pool import DEFAULT_TIMEOUT, CallFailed, Connection, Pool
 from .results import DEFAULT_MAX_CHARS, MediaStore, ModelResult, error_result, normalize
 from .specs import (
@@ -34,7 +37,7 @@ from .specs import (
     full_spec,
     tokens,
 )
-from .tools import DriftError, Pinning, from_wire
+from .tools import from_wire
 
 ModelSize = Literal["small", "medium", "large"]
 PAGE_SIZE = 20
@@ -306,6 +309,35 @@ class ToolSet:
 
     # --- lifetime ---------------------------------------------------------------------------
 
+    async def check(self, servers: Sequence[str] | None = None) -> None:
+        """Start every server of the toolset now (or the named ones), for those who would rather fail fast.
+
+        Raises `ConnectError` naming each server that cannot start and why (a missing variable,
+        a command not found, a timeout); the servers that could start stay started.
+        """
+        pool = self.pool
+        if pool is None:
+            return
+        names = list(pool.connections) if servers is None else list(servers)
+        unknown = [n for n in names if n not in pool.connections]
+        if unknown:
+            raise KeyError(f"no server named {unknown[0]!r} in this toolset")
+        failed: dict[str, str] = {}
+
+        async def start(name: str) -> None:
+            try:
+                await pool.connections[name].acquire()
+            except CallFailed as exc:
+                failed[name] = str(exc)
+
+        async with anyio.create_task_group() as group:
+            for name in names:
+                group.start_soon(start, name)
+        if failed:
+            raise ConnectError(
+                "\n".join(failed[name] for name in names if name in failed)
+            )
+
     async def aclose(self) -> None:
         """Stop every server this toolset started."""
         if self.pool is not None:
@@ -346,6 +378,8 @@ class PackageToolsets:
         bundles: Mapping[str, Sequence[str]] | None = None,
         pinning: Pinning = "strict",
         timeout: float = DEFAULT_TIMEOUT,
+        start_timeout: float | None = None,
+        pin_ttl: float = DEFAULT_PIN_TTL,
         env: Mapping[str, Mapping[str, str]] | None = None,
         headers: Mapping[str, Mapping[str, str]] | None = None,
         cwd: str | None = None,
@@ -358,7 +392,10 @@ class PackageToolsets:
 
         `allow`/`deny` are `SERVER/TOOL` globs applied before any mode; `bundles` name groups of
         tools across servers (same globs) that routed mode lists as categories; `env`/`headers`
-        give values by server name, as `connect()` takes them.
+        give values by server name, as `connect()` takes them (`${VAR}` in them is expanded when
+        that server starts). Nothing is read from the environment until a server starts, so a
+        missing credential fails the calls to its own server only: `await ts.check()` fails fast.
+        `timeout` bounds each call; `start_timeout` each start (default: the lockfile's, 30 s).
         """
         manifests = {
             m.server: (sub, m)
@@ -384,13 +421,20 @@ class PackageToolsets:
                         output_class=item.get("output"),
                     )
                 )
-            target = manifest.target(
+            resolve = functools.partial(
+                manifest.target,
                 env=(env or {}).get(server),
                 headers=(headers or {}).get(server),
                 cwd=cwd,
             )
             connections[server] = Connection(
-                manifest, target, pinning=pinning, timeout=timeout, errlog=errlog
+                manifest,
+                resolve,
+                pinning=pinning,
+                timeout=timeout,
+                start_timeout=start_timeout,
+                pin_ttl=pin_ttl,
+                errlog=errlog,
             )
         catalog = Catalog(
             entries,

@@ -305,13 +305,18 @@ def connect(
     headers: Mapping[str, str] | None = None,
     cwd: str | None = None,
     timeout: float | None = None,
+    start_timeout: float | None = None,
     pinning: Pinning = "strict",
+    pin_ttl: float = 3600.0,
 ) -> AbstractAsyncContextManager[Tools]:
     """Start (or reach) the locked server, yield its `Tools`, and close it when the block ends.
 
     Env variables and headers are looked up by the names in the lockfile: `env` overrides the
-    process environment; every locked header must be given in `headers`. `pinning` compares the
-    live tools with the reviewed ones first: "strict" refuses drifted tools, "warn" logs them.
+    process environment; every locked header must be given in `headers` (`${VAR}` in a value is
+    expanded). `start_timeout` bounds starting the server (default: the lockfile's), `timeout`
+    each call. `pinning` compares the live tools with the reviewed ones first, and again when
+    the server announces a change (over HTTP, also every `pin_ttl` seconds): "strict" refuses
+    drifted tools, "warn" logs them.
     """
     return open_tools(
         Tools,
@@ -320,5 +325,7 @@ def connect(
         headers=headers,
         cwd=cwd,
         timeout=timeout,
+        start_timeout=start_timeout,
         pinning=pinning,
+        pin_ttl=pin_ttl,
     )

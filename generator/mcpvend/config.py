@@ -93,7 +93,7 @@ class ServerConfig:
     def source_record(self) -> dict[str, Any]:
         """How the server is reached, for the lockfile: templates as written, env/header names only."""
         if self.transport == "http":
-            return {"transport": "http", "url": self.url, "headers": sorted(self.headers)}
+            return {"transport": "http", "url": self.url, "headers": sorted(self.headers)} | self._start_record()
         record: dict[str, Any] = {
             "transport": "stdio",
             "command": self.command,
@@ -102,7 +102,11 @@ class ServerConfig:
         }
         if self.cwd is not None:
             record["cwd"] = self.cwd
-        return record
+        return record | self._start_record()
+
+    def _start_record(self) -> dict[str, Any]:
+        """How long the runtime may wait for the server to start: recorded only when not the default."""
+        return {} if self.timeout == DEFAULT_TIMEOUT else {"timeout": self.timeout}
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,6 @@ from mcpvend import __version__
 from mcpvend.codegen.generate import generate
 from mcpvend.config import Config, ServerConfig
 from mcpvend.errors import MCPVendError
-from mcpvend.runtime.targets import HttpTarget
 
 if TYPE_CHECKING:
     import mcp_types as types
@@ -69,6 +68,8 @@ def serve(config: Config, options: ServeOptions, announce: Callable[[str], None]
     import anyio
 
     toolset = load_toolset(config, options)
+    for line in missing_variables(config, options.servers):
+        announce(line)
     if options.transport == "stdio":
         anyio.run(_serve_stdio, toolset, announce)
     else:
@@ -101,20 +102,26 @@ def load_toolset(config: Config, options: ServeOptions) -> ToolSet:
 
 
 def _values(config: Config, chosen: list[ServerConfig]) -> tuple[dict[str, dict[str, str]], dict[str, dict[str, str]]]:
-    """Env and header values by server, expanded from the config as `lock` does.
+    """Env and header values by server, as the config writes them.
 
-    Lockfiles (and so the package) know env and header names only; the values, `${VAR}`s
-    included, are in the config, and a server locked with a header cannot be reached without it.
+    Lockfiles (and so the package) know env and header names only; the values are in the config.
+    Their `${VAR}`s are expanded by the runtime when each server starts, so a variable that is not
+    set fails the calls to its own server, not the whole `serve`.
     """
-    env: dict[str, dict[str, str]] = {}
-    headers: dict[str, dict[str, str]] = {}
-    for server in chosen:
-        target, _ = server.target(config.base_dir, os.environ)
-        if isinstance(target, HttpTarget):
-            headers[server.name] = dict(target.headers)
-        else:
-            env[server.name] = dict(target.env)
+    env = {server.name: dict(server.env) for server in chosen if server.transport == "stdio"}
+    headers = {server.name: dict(server.headers) for server in chosen if server.transport == "http"}
     return env, headers
+
+
+def missing_variables(config: Config, servers: tuple[str, ...]) -> list[str]:
+    """One line per server that cannot start as the environment is now (its tools will answer with an error)."""
+    lines = []
+    for server in config.select(servers):
+        try:
+            server.target(config.base_dir, os.environ)
+        except MCPVendError as exc:
+            lines.append(f"warning: {exc}: its tools will answer with an error until it is set")
+    return lines
 
 
 def _import_package(output: Path) -> Any:

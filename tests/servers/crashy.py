@@ -6,7 +6,8 @@ normally afterwards; `pid` tells which process answered, so a test can see a res
 `slow_read` (read-only) and `slow_write` (no hints) wait, then return their text, and count as in
 flight meanwhile; `die_when_busy` kills the process once (per marker) while at least so many of
 each are in flight, so a load test can cut calls of both kinds short without timing anything.
-Run it over stdio: `python tests/servers/crashy.py`.
+Run it over stdio: `python tests/servers/crashy.py`. With CRASHY_START_DELAY=SECONDS in its
+environment it waits that long before it reads its first message (a server slow to start).
 """
 
 from __future__ import annotations
@@ -122,4 +123,5 @@ async def die_when_busy(marker: str, reads: int = 1, writes: int = 1, patience: 
 
 
 if __name__ == "__main__":
+    time.sleep(float(os.environ.get("CRASHY_START_DELAY") or 0))
     server.run("stdio")

@@ -137,7 +137,9 @@ def main() -> None:
         print("\n".join([*MUTATIONS, "instructions"]))
         return
     tools, instructions = tools_for(os.environ.get("DRIFT", ""))
-    options = argparse.Namespace(fault="", barrier="", page_size=0, protocol="2025-11-25", record="")
+    options = argparse.Namespace(
+        fault="", barrier="", page_size=0, protocol="2025-11-25", record="", rug_pull="", rug_pull_file=""
+    )
     serve(tools, {"name": "drifting", "version": "1.0.0"}, options, instructions, call)
 
 

@@ -161,14 +161,8 @@ def _server_files(name: str, lock: Lockfile, relative: str, header: str, renames
         "source": lock.document["source"],
         "clientCapabilities": lock.document.get("clientCapabilities", []),
         "tools": [
-            {
-                "method": plan.method,
-                "input": plan.input_class,
-                "output": plan.output_class,
-                "tool": entry["tool"],
-                "digests": entry["digests"],
-            }
-            for plan, entry in zip(plans, lock.document["tools"], strict=True)
+            {"method": plan.method, "input": plan.input_class, "output": plan.output_class, "tool": tool}
+            for plan, tool in zip(plans, tools, strict=True)
         ],
     }
     return {

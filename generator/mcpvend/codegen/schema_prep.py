@@ -9,7 +9,8 @@ on a copy, without changing what a valid instance is (at most, a model accepts m
   and a `format` beside a `default`: the default stays a string (`x: AnyUrl = "https://…"`).
 - `anyOf: [{"type": T, <constraints on T>}, {"type": "null"}]` (how pydantic writes `T | None`):
   with constraints, it becomes a `RootModel[T]` whose null branch is lost. It is folded into
-  `"type": [T, "null"]`, which means the same since those constraints ignore `null`.
+  `"type": [T, "null"]`, which means the same since those constraints ignore `null`. For an
+  object it is the other way round: `"type": ["object", "null"]` loses its null, `anyOf` keeps it.
 - an object without `additionalProperties` accepts other keys, but its model would drop them (the
   typed wrappers would not send them): it gets `"additionalProperties": true`.
 - `patternProperties` beside declared properties, other keys or another pattern become a dict keyed
@@ -64,6 +65,7 @@ def for_codegen(schema: dict[str, Any]) -> dict[str, Any]:
         # The first three move keywords into this node, where the steps after them must see them.
         _unwrap_lone_all_of(node)
         _merge_object_all_of(node, prepared)
+        _split_nullable_object(node)
         _fold_nullable(node)
         _loosen_pattern_map(node, top=node is prepared)
         if node.get("format") in _LOSSY_FORMATS:
@@ -160,6 +162,23 @@ def _declares_object(node: dict[str, Any]) -> bool:
     if kind is None:
         return "properties" in node
     return kind == "object" or (isinstance(kind, list) and "object" in kind)
+
+
+_OBJECT_KEYWORDS = frozenset(
+    {"properties", "required", "additionalProperties", "patternProperties", "minProperties", "maxProperties",
+     "propertyNames"}
+)  # fmt: skip
+
+
+def _split_nullable_object(node: dict[str, Any]) -> None:
+    """`"type": ["object", "null"]` loses its null in the generator (a map becomes a plain `dict`, found
+    by tests/test_fuzz.py): the same said as `anyOf` of an object and null, which it keeps."""
+    kind = node.get("type")
+    if not isinstance(kind, list) or sorted(kind) != ["null", "object"] or "anyOf" in node:
+        return
+    del node["type"]
+    shape = {key: node.pop(key) for key in [k for k in node if k in _OBJECT_KEYWORDS]}
+    node["anyOf"] = [{"type": "object", **shape}, {"type": "null"}]
 
 
 def _fold_nullable(node: dict[str, Any]) -> None:

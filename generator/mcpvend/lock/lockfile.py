@@ -12,10 +12,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mcpvend.errors import LockfileError, read_failure
-from mcpvend.runtime.digests import DIGESTED_FIELDS as DIGESTED_FIELDS
-from mcpvend.runtime.digests import canonical as canonical
-from mcpvend.runtime.digests import digest as digest
-from mcpvend.runtime.digests import tool_digests as tool_digests
+from mcpvend.lock.digests import DIGESTED_FIELDS as DIGESTED_FIELDS
+from mcpvend.lock.digests import canonical as canonical
+from mcpvend.lock.digests import digest as digest
+from mcpvend.lock.digests import tool_digests as tool_digests
 
 if TYPE_CHECKING:
     from mcpvend.config import Config

@@ -14,8 +14,8 @@ from mcpvend.atomic import sweep_temporaries, write_atomic
 from mcpvend.config import Config, ServerConfig
 from mcpvend.errors import MCPVendError
 from mcpvend.lock import lockfile
+from mcpvend.lock.digests import canonical
 from mcpvend.lock.snapshot import Rejected, take_snapshot
-from mcpvend.runtime.digests import canonical
 
 Status = Literal["locked", "unchanged", "up to date", "drifted", "failed"]
 

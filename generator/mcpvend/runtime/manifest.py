@@ -1,14 +1,15 @@
 """The reviewed definition of a generated server, read from its `manifest.json`.
 
 A manifest is data, never code: what the generator wrote from the lockfile (the source to
-start the server from, the capabilities it was locked with, every tool as reviewed and its
-digests), for `connect()` and the rest of the runtime.
+start the server from, the capabilities it was locked with, every tool as reviewed), for
+`connect()` and the rest of the runtime.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import resources
@@ -17,10 +18,14 @@ from typing import Any
 from .targets import VARIABLE, Capability, HttpTarget, MissingVariable, StdioTarget, Target, interpolate, meaningful
 
 MANIFEST = "manifest.json"
+DEFAULT_START_TIMEOUT = 30.0  # as `mcpvend lock` waits for a server, unless the config says otherwise
+# A locked `python` runs with the interpreter that runs the runtime: a server installed in the
+# agent's virtualenv starts whether or not that virtualenv is activated.
+_THIS_PYTHON = ("python", "python3")
 
 
 class ConnectError(Exception):
-    """`connect()` failed: a missing variable, env or header, or the server did not start or answer."""
+    """A server could not be reached: a variable, env value or header is missing, or it did not start or answer."""
 
 
 @dataclass(frozen=True)
@@ -29,7 +34,21 @@ class Manifest:
     lockfile: str
     source: Mapping[str, Any]
     capabilities: tuple[Capability, ...]
-    tools: tuple[Mapping[str, Any], ...]
+    tools: tuple[Mapping[str, Any], ...]  # {"tool": as reviewed, "method", "input", "output": generated names}
+
+    @property
+    def reviewed(self) -> tuple[Mapping[str, Any], ...]:
+        """Each tool as reviewed in the lockfile, as its server served it."""
+        return tuple(entry["tool"] for entry in self.tools)
+
+    @property
+    def transport(self) -> str:
+        return str(self.source["transport"])
+
+    @property
+    def start_timeout(self) -> float:
+        """How long starting the server may take: the config's `timeout` when the server was locked."""
+        return float(self.source.get("timeout", DEFAULT_START_TIMEOUT))
 
     def target(
         self,
@@ -43,12 +62,14 @@ class Manifest:
 
         Lockfiles keep only the names of env variables and headers, never their values: an env
         value comes from `env`, else from the process environment; a header value from `headers`.
-        The values of variables expanded into the url or the arguments are the target's secrets
-        (a url's query or userinfo, a `--token ${TOKEN}`); env and header values always are.
-        The command and cwd are paths, shown in messages so that a wrong one can be found.
+        Given values may use `${VAR}` too (`{"Authorization": "Bearer ${TOKEN}"}`): they are
+        expanded here, when the server is about to start, so a variable is needed only by the
+        server that uses it. The values of variables expanded into the url or the arguments are
+        the target's secrets (a url's query or userinfo, a `--token ${TOKEN}`); env and header
+        values always are. The command and cwd are paths, shown in messages so that a wrong one
+        can be found.
         """
         environ = os.environ if environ is None else environ
-        given_env, given_headers = dict(env or {}), dict(headers or {})
         secrets: set[str] = set()
 
         def expand(text: str, secret: bool = False) -> str:
@@ -60,7 +81,9 @@ class Manifest:
                 secrets.update(environ[m.group(1)] for m in VARIABLE.finditer(text) if m.group(1) in environ)
             return value
 
-        if self.source["transport"] == "http":
+        given_env = {name: expand(value) for name, value in (env or {}).items()}
+        given_headers = {name: expand(value) for name, value in (headers or {}).items()}
+        if self.transport == "http":
             missing = [h for h in self.source["headers"] if h not in given_headers]
             if missing:
                 raise ConnectError(f"server '{self.server}': pass headers={{{missing[0]!r}: ...}} to connect")
@@ -76,9 +99,10 @@ class Manifest:
                 raise ConnectError(f"server '{self.server}': set environment variable {name} (or pass env=) to connect")
         values.update(given_env)
         locked_cwd = self.source.get("cwd")
+        command = expand(self.source["command"])
         args = tuple(expand(a, secret=True) for a in self.source["args"])
         return StdioTarget(
-            command=expand(self.source["command"]),
+            command=sys.executable if command in _THIS_PYTHON else command,
             args=args,
             env=values,
             cwd=cwd if cwd is not None else (expand(locked_cwd) if locked_cwd else None),

@@ -17,8 +17,6 @@ from jsonschema.exceptions import best_match  # type: ignore[import-untyped, unu
 from jsonschema.protocols import Validator  # type: ignore[import-untyped, unused-ignore]
 from jsonschema.validators import validator_for  # type: ignore[import-untyped, unused-ignore]
 
-from .digests import canonical
-
 _MESSAGE_CHARS = 300
 _BY_IDENTITY_MAX = 1024
 _by_identity: dict[int, tuple[Mapping[str, Any], Validator]] = {}  # holds the schema, so its id stays its own
@@ -44,7 +42,7 @@ def _validator(schema: Mapping[str, Any]) -> Validator:
     hit = _by_identity.get(id(schema))
     if hit is not None and hit[0] is schema:
         return hit[1]
-    validator = _by_content(canonical(schema))
+    validator = _by_content(json.dumps(schema, sort_keys=True).encode())  # a cache key, not a digest
     if len(_by_identity) >= _BY_IDENTITY_MAX:
         _by_identity.clear()
     _by_identity[id(schema)] = (schema, validator)
