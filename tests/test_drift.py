@@ -146,6 +146,24 @@ def test_diff_between_git_revisions(project: Path) -> None:
     assert bad.code == 2 and "cannot read from git" in bad.err
 
 
+@pytest.mark.parametrize(
+    ("on_path", "cause"),
+    [(None, "git is not installed (or not on PATH)"), ("not-executable", "cannot run git: Permission denied")],
+    ids=["no-git", "git-not-executable"],
+)
+def test_diff_from_git_without_a_usable_git_is_one_line(tmp_path: Path, on_path: str | None, cause: str) -> None:
+    shutil.copytree(REPO / "lockfiles", tmp_path / "lockfiles")
+    path = tmp_path / "bin"  # the only directory on PATH
+    path.mkdir()
+    if on_path == "not-executable":
+        (path / "git").write_text("#!/bin/sh\n")
+        (path / "git").chmod(0o644)
+    spec = "HEAD:lockfiles/demo.lock.json"
+    run = mcpvend("diff", spec, "lockfiles/demo.lock.json", cwd=tmp_path, env={"PATH": str(path)})
+    assert (run.code, run.out) == (2, "")
+    assert run.err == f"error: {spec}: cannot read from git: {cause}\n"
+
+
 def test_real_lockfile_pair_everything_with_and_without_capabilities(tmp_path: Path) -> None:
     entry = str(node_server("server-everything"))
     write_config(tmp_path, {"everything": {"command": "node", "args": [entry, "stdio"], "capabilities": ["sampling", "elicitation", "roots"]}})  # fmt: skip

@@ -99,6 +99,25 @@ def test_servers_are_locked_at_the_same_time(tmp_path: Path, good_tools: Path) -
     assert sorted(p.name for p in (tmp_path / "lockfiles").iterdir()) == [f"s{i}.lock.json" for i in range(3)]
 
 
+@pytest.mark.parametrize(("jobs", "most"), [((), 4), (("--jobs", "2"), 2), (("--jobs", "1"), 1)])
+def test_jobs_caps_how_many_servers_run_at_once(
+    tmp_path: Path, good_tools: Path, jobs: tuple[str, ...], most: int
+) -> None:
+    """The barrier holds each server until `most` of them are listing, so at least that many ran
+    together (fewer would time out); the counter records the most that were ever running at once."""
+    barrier, running = tmp_path / "barrier", tmp_path / "running"
+    barrier.mkdir()
+    running.mkdir()
+    args = ("--barrier", f"{barrier}:{most}", "--running", str(running))
+    write_config(tmp_path, {f"s{i}": replay(good_tools, *args, timeout=30) for i in range(4)})
+    run = mcpvend("lock", *jobs, cwd=tmp_path)
+    assert run.code == 0, run.err
+    seen = sorted(int(p.read_text()) for p in running.glob("*.seen"))
+    assert len(seen) == 4 and max(seen) == most, seen
+    assert list(running.glob("*.running")) == []  # every server had stopped when lock returned
+    assert sorted(p.name for p in (tmp_path / "lockfiles").iterdir()) == [f"s{i}.lock.json" for i in range(4)]
+
+
 def test_check_reports_drift_and_writes_nothing(tmp_path: Path) -> None:
     tools_file = write_tools(tmp_path / "t.json", GOOD_TOOLS)
     write_config(tmp_path, {"r": replay(tools_file), "demo": demo()})

@@ -208,6 +208,30 @@ def test_generate_check_hook_follows_the_configured_output(user_repo: UserRepo, 
     assert (user_repo.path / "src" / "shop_tools" / "shop" / "tools.py").is_file()
 
 
+def test_hooks_take_a_config_elsewhere_as_args(user_repo: UserRepo, tmp_path: Path) -> None:
+    """`args: [--config, sub/mcpvend.toml]`: pre-commit appends args after the command, where they work too."""
+    settings = user_repo.path / ".pre-commit-config.yaml"
+    config = json.loads(settings.read_text(encoding="utf-8"))
+    config["repos"][0]["hooks"] = [{"id": hook, "args": ["--config", "sub/mcpvend.toml"]} for hook in HOOKS]
+    settings.write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
+    (user_repo.path / "sub").mkdir()
+    write_config(user_repo.path / "sub", {"shop": replay(write_tools(tmp_path / "tools.json", GOOD_TOOLS))})
+    user_repo.mcpvend("lock", "--config", "sub/mcpvend.toml")
+    user_repo.mcpvend("generate", "--config", "sub/mcpvend.toml")
+    user_repo.git("add", "--all")
+    first = user_repo.commit("Vendor the shop server under sub/")
+    assert first.returncode == 0, first.stdout
+    assert hook_line(first.stdout, "mcpvend-generate-check").endswith("Passed")
+    assert hook_line(first.stdout, "mcpvend-lint").endswith("Passed")
+
+    wrappers = user_repo.path / "sub" / "generated" / "shop" / "tools.py"
+    wrappers.write_text(wrappers.read_text(encoding="utf-8") + "# edited\n", encoding="utf-8")
+    user_repo.git("add", "sub")
+    edited = user_repo.commit("Edit generated code")
+    assert edited.returncode == 1, edited.stdout
+    assert "sub/generated is stale; run `mcpvend generate`:\n  changed: shop/tools.py\n" in edited.stdout
+
+
 def test_lint_hook_fails_on_a_poisoned_description(user_repo: UserRepo, tmp_path: Path) -> None:
     poisoned = {
         "name": "add",

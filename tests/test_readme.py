@@ -84,6 +84,9 @@ def examples(tmp: Path) -> dict[str, Example]:
         ),
         "mcpvend lock time everything": Example([*scratch, "lock", "time", "everything"], says=["time", "everything"]),
         "mcpvend lock --check": Example(["lock", "--check"]),
+        "mcpvend lock --jobs 2": Example(  # the global options after the command, as users may write them
+            ["lock", "--jobs", "2", *scratch], says=["demo", "everything", "filesystem", "time"], same_lockfiles=True
+        ),
         "mcpvend --config .mcp.json lock": Example(["--config", ".mcp.json", "lock"], cwd="tmp", says=["trips"]),
         "mcpvend generate": Example([*scratch, "generate"], says=["(4 servers, 33 tools)"]),
         "mcpvend generate --check": Example([*scratch, "generate", "--check"], says=["up to date"]),

@@ -5,9 +5,9 @@ from __future__ import annotations
 import logging
 import os
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn, cast
+from typing import TYPE_CHECKING, Any, NoReturn, cast
 
 import click
 
@@ -24,9 +24,12 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class Options:
-    config: Path | None
-    lockfiles: Path | None
-    output: Path | None
+    """The global options, from before the command's name and after it."""
+
+    config: Path | None = None
+    lockfiles: Path | None = None
+    output: Path | None = None
+    verbose: bool = False
 
 
 def _fail(exc: MCPVendError) -> NoReturn:
@@ -34,18 +37,41 @@ def _fail(exc: MCPVendError) -> NoReturn:
     sys.exit(2)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+def _take(ctx: click.Context, param: click.Parameter, value: Path | bool | None) -> None:
+    """Record a global option; given both before and after the command, the two must agree."""
+    options = ctx.ensure_object(Options)
+    if value is None or value is False or param.name is None:
+        return
+    earlier = getattr(options, param.name)
+    if earlier not in (None, False) and earlier != value:
+        flag = param.opts[-1]
+        raise click.UsageError(
+            f"{flag} given before and after '{ctx.info_name}' with different values: {earlier} and {value}", ctx
+        )
+    given: dict[str, Any] = {param.name: value}
+    ctx.obj = replace(options, **given)
+
+
 # Paths are checked where they are used, so that a bad one gets our one-line error, not click's usage text.
-@click.option(
-    "--config", type=click.Path(path_type=Path, readable=False), help="mcpvend.toml, pyproject.toml or .mcp.json"
-)
-@click.option("--lockfiles", type=click.Path(path_type=Path, readable=False), help="Lockfile directory.")
-@click.option("--output", type=click.Path(path_type=Path, readable=False), help="Generated package directory.")
-@click.option("-v", "--verbose", is_flag=True, help="Show the MCP SDK's own log messages.")
-@click.version_option(__version__, "--version", prog_name="mcpvend")
-@click.pass_context
-def main(ctx: click.Context, config: Path | None, lockfiles: Path | None, output: Path | None, verbose: bool) -> None:
-    """Vendor MCP tools: lockfiles you review, typed Python you import."""
+_PATH = click.Path(path_type=Path, readable=False)
+_GLOBAL_OPTIONS: dict[str, tuple[list[str], dict[str, Any]]] = {
+    "config": (["--config"], {"type": _PATH, "help": "mcpvend.toml, pyproject.toml or .mcp.json"}),
+    "lockfiles": (["--lockfiles"], {"type": _PATH, "help": "Lockfile directory."}),
+    "output": (["--output"], {"type": _PATH, "help": "Generated package directory."}),
+    "verbose": (["-v", "--verbose"], {"is_flag": True, "help": "Show the MCP SDK's own log messages."}),
+}
+
+
+def _global_options(names: tuple[str, ...] = tuple(_GLOBAL_OPTIONS)) -> list[click.Parameter]:
+    """Fresh option objects for the group and for each command: ruff and uv take them on either side."""
+    return [
+        click.Option(decls, callback=_take, expose_value=False, **attrs)
+        for name, (decls, attrs) in _GLOBAL_OPTIONS.items()
+        if name in names
+    ]
+
+
+def _configure_logging(verbose: bool) -> None:
     # The SDK logs a traceback for every misbehaving server; our own message says it in one line.
     logging.basicConfig(level=logging.DEBUG if verbose else logging.CRITICAL, format="%(name)s: %(message)s")
     if verbose:  # every record, whatever logged it, loses the secrets of the servers reached so far
@@ -53,7 +79,36 @@ def main(ctx: click.Context, config: Path | None, lockfiles: Path | None, output
 
         for handler in logging.getLogger().handlers:
             handler.addFilter(REDACTING_FILTER)
-    ctx.obj = Options(config=config, lockfiles=lockfiles, output=output)
+
+
+class _Command(click.Command):
+    """A command: takes the global options after its name too, and its summary is never cut short."""
+
+    def __init__(self, *args: Any, reads_config: bool = True, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.params += _global_options() if reads_config else _global_options(("verbose",))
+
+    def get_short_help_str(self, limit: int = 45) -> str:
+        return super().get_short_help_str(limit=sys.maxsize)  # wrapped by the help formatter, not truncated
+
+    def invoke(self, ctx: click.Context) -> Any:
+        _configure_logging(ctx.ensure_object(Options).verbose)
+        return super().invoke(ctx)
+
+
+class _Pipeline(click.Group):
+    """`mcpvend --help` lists the commands in the order they are used (as defined below), not by name."""
+
+    command_class = _Command
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return list(self.commands)
+
+
+@click.group(cls=_Pipeline, params=_global_options(), context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, "--version", prog_name="mcpvend")
+def main() -> None:
+    """Vendor MCP tools: lockfiles you review, typed Python you import."""
 
 
 def _load(options: Options) -> Config:
@@ -63,13 +118,38 @@ def _load(options: Options) -> Config:
     return load_config(path, lockfiles=options.lockfiles, output=options.output)
 
 
+@main.command(reads_config=False)
+@click.option("--from", "source", type=click.Path(path_type=Path, readable=False), help="Client config.")
+@click.option("--force", is_flag=True, help="Replace an existing mcpvend.toml.")
+def init(source: Path | None, force: bool) -> None:
+    """Write mcpvend.toml from an .mcp.json or Claude Desktop config.
+
+    No secret is copied; on a terminal it asks which servers to keep.
+    """
+    from mcpvend.init_config import init as run_init
+
+    interactive = sys.stdin.isatty() and sys.stdout.isatty()
+    ask = (lambda name: click.confirm(f"include server '{name}'?", default=True)) if interactive else None
+    try:
+        written = run_init(Path.cwd(), source=source, force=force, choose=ask)
+    except MCPVendError as exc:
+        _fail(exc)
+    click.echo(f"wrote {_relative(written.path)} from {written.source} ({len(written.servers)} servers)", err=True)
+    for variable, where in sorted(written.variables.items()):
+        click.echo(f"  set ${{{variable}}} in the environment: {where} was not copied", err=True)
+    for news in written.exclusions:
+        click.echo(f"  {news}", err=True)
+    click.echo("next: mcpvend lock && mcpvend generate", err=True)
+
+
 @main.command()
 @click.argument("servers", nargs=-1)
 @click.option(
     "--check", is_flag=True, help="Compare live servers with their lockfiles; write nothing; exit 1 on drift."
 )
+@click.option("--jobs", type=click.IntRange(min=1), metavar="N", help="Start at most N servers at once (default: all).")
 @click.pass_obj
-def lock(options: Options, servers: tuple[str, ...], check: bool) -> None:
+def lock(options: Options, servers: tuple[str, ...], check: bool, jobs: int | None) -> None:
     """Snapshot servers' tool lists into lockfiles/<server>.lock.json."""
     from mcpvend.drift.compare import explain
     from mcpvend.lock.progress import reporter_for
@@ -80,7 +160,9 @@ def lock(options: Options, servers: tuple[str, ...], check: bool) -> None:
         config = _load(options)
         reporter = reporter_for(sys.stderr, relative_to=str(Path.cwd()))
         try:
-            outcomes = run_lock(config, servers, check=check, environ=os.environ, reporter=reporter, explain=explain)
+            outcomes = run_lock(
+                config, servers, check=check, jobs=jobs, environ=os.environ, reporter=reporter, explain=explain
+            )
         finally:
             reporter.close()
     except MCPVendError as exc:
@@ -93,7 +175,10 @@ def lock(options: Options, servers: tuple[str, ...], check: bool) -> None:
 @click.option("--full", is_flag=True, help="Trust no recorded hash: regenerate everything and compare (for CI).")
 @click.pass_obj
 def generate(options: Options, check: bool, full: bool) -> None:
-    """Generate the typed package from lockfiles (offline: no server is started)."""
+    """Generate the typed package from lockfiles (offline).
+
+    No server is started: the lockfiles are all it reads.
+    """
     from mcpvend.codegen.generate import generate as run_generate
 
     try:
@@ -137,7 +222,11 @@ _FAIL_ON = click.option(
 @_FAIL_ON
 @click.pass_obj
 def diff(options: Options, old: str | None, new: str | None, live: str | None, fmt: str, fail_on: str) -> None:
-    """Classified drift between two lockfiles (paths or REV:path), or a lockfile and its live server."""
+    """Classified drift between lockfiles, or a lockfile and its server.
+
+    OLD and NEW are paths or REV:path (read with git); --live SERVER compares its lockfile with what
+    the server serves now.
+    """
     from mcpvend.drift.compare import reaches
     from mcpvend.drift.report import render
     from mcpvend.drift.sources import diff_live, diff_specs
@@ -162,7 +251,7 @@ def diff(options: Options, old: str | None, new: str | None, live: str | None, f
 @_FAIL_ON
 @click.pass_obj
 def lint(options: Options, servers: tuple[str, ...], fmt: str, fail_on: str) -> None:
-    """Check locked tool descriptions for tool-poisoning patterns (offline)."""
+    """Check locked tool texts for tool-poisoning patterns (offline)."""
     from mcpvend.drift.compare import reaches
     from mcpvend.drift.report import render
     from mcpvend.drift.sources import lint_lockfiles
@@ -181,7 +270,7 @@ def lint(options: Options, servers: tuple[str, ...], fmt: str, fail_on: str) -> 
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @click.pass_obj
 def show(options: Options, servers: tuple[str, ...], context_window: int, fmt: str) -> None:
-    """The locked tools, their annotations, and the tokens each ToolSet mode would cost (offline)."""
+    """Locked tools, annotations and tokens per ToolSet mode (offline)."""
     from mcpvend.lock.lockfile import read_configured
 
     try:
@@ -199,27 +288,6 @@ def show(options: Options, servers: tuple[str, ...], context_window: int, fmt: s
 
 
 @main.command()
-@click.option("--from", "source", type=click.Path(path_type=Path, readable=False), help="Client config.")
-@click.option("--force", is_flag=True, help="Replace an existing mcpvend.toml.")
-def init(source: Path | None, force: bool) -> None:
-    """Write mcpvend.toml from an .mcp.json or Claude Desktop config (asks only on a terminal)."""
-    from mcpvend.init_config import init as run_init
-
-    interactive = sys.stdin.isatty() and sys.stdout.isatty()
-    ask = (lambda name: click.confirm(f"include server '{name}'?", default=True)) if interactive else None
-    try:
-        written = run_init(Path.cwd(), source=source, force=force, choose=ask)
-    except MCPVendError as exc:
-        _fail(exc)
-    click.echo(f"wrote {_relative(written.path)} from {written.source} ({len(written.servers)} servers)", err=True)
-    for variable, where in sorted(written.variables.items()):
-        click.echo(f"  set ${{{variable}}} in the environment: {where} was not copied", err=True)
-    for news in written.exclusions:
-        click.echo(f"  {news}", err=True)
-    click.echo("next: mcpvend lock && mcpvend generate", err=True)
-
-
-@main.command()
 @click.argument("servers", nargs=-1)
 @click.option("--mode", type=click.Choice(["auto", "direct", "compact", "routed"]), default="auto", show_default=True)
 @click.option("--context-window", type=click.IntRange(min=1), default=128_000, show_default=True, help="For auto.")
@@ -230,7 +298,7 @@ def init(source: Path | None, force: bool) -> None:
 def serve(
     options: Options, servers: tuple[str, ...], mode: str, context_window: int, transport: str, host: str, port: int
 ) -> None:
-    """Serve the generated toolset over MCP: reviewed tools only, calls forwarded under pinning."""
+    """Serve the reviewed tools over MCP, calls forwarded under pinning."""
     from mcpvend.serve import ServeOptions
     from mcpvend.serve import serve as run_serve
 

@@ -3,7 +3,7 @@
 Written on raw JSON-RPC rather than the SDK on purpose: it must be able to send what no
 SDK would (unknown fields, malformed tools, endless cursors, garbage, crashes).
 
-    python replay.py TOOLS.json [--page-size N] [--fault MODE] [--barrier DIR:N] [--note TEXT]
+    python replay.py TOOLS.json [--page-size N] [--fault MODE] [--barrier DIR:N] [--running DIR] [--note TEXT]
 
 TOOLS.json holds a JSON array of tools, or {"tools": [...], "serverInfo": {...}}.
 Fault modes: exit-at-init, crash-on-list, hang-on-list, garbage, cursor-loop, endless-cursor,
@@ -20,6 +20,9 @@ REPLAY_FAULT environment variable (if set) names the mode, so a locked server ca
 and `notifications/tools/list_changed` is written before that call's result (so a client has
 seen it when the call returns); with --rug-pull-silent nothing is announced. --rug-pull-file PATH:
 TOOL is served changed whenever PATH exists (a new process after a restart, say).
+--running DIR: from its start until it exits, keep a file PID.running in DIR, and at its start
+write PID.seen holding how many .running files it then saw: the largest such number is how many
+servers ran at once (the last of them to start sees all the others), again without timing anything.
 """
 
 from __future__ import annotations
@@ -27,9 +30,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +50,7 @@ def main() -> None:
     parser.add_argument("--page-size", type=int, default=0)
     parser.add_argument("--fault", default=os.environ.get("REPLAY_FAULT", ""))
     parser.add_argument("--barrier", default="")
+    parser.add_argument("--running", default="", help="count the servers running at once (see above)")
     parser.add_argument("--protocol", default="2025-11-25")
     parser.add_argument("--note", default="")
     parser.add_argument("--record", default="", help="append each tools/call's params to this file (JSON lines)")
@@ -55,7 +61,21 @@ def main() -> None:
     data = json.loads(Path(options.tools).read_text(encoding="utf-8"))
     tools: list[Any] = data["tools"] if isinstance(data, dict) else data
     info = data.get("serverInfo", {"name": "replay", "version": "1.0.0"}) if isinstance(data, dict) else None
-    serve(tools, info or {"name": "replay", "version": "1.0.0"}, options)
+    with counted(Path(options.running)) if options.running else nullcontext():
+        serve(tools, info or {"name": "replay", "version": "1.0.0"}, options)
+
+
+@contextmanager
+def counted(directory: Path) -> Iterator[None]:
+    """--running: mark this server as running while it runs, and record how many were when it started."""
+    marker = directory / f"{os.getpid()}.running"
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # the client may stop us so: still unmark
+    marker.touch()
+    (directory / f"{os.getpid()}.seen").write_text(str(len(list(directory.glob("*.running")))))
+    try:
+        yield
+    finally:
+        marker.unlink(missing_ok=True)
 
 
 def echo(name: str, arguments: dict[str, Any]) -> dict[str, Any]:

@@ -65,23 +65,38 @@ def check_writable(output: Path) -> None:
 
 
 def _exchange(new: Path, old: Path) -> None:
-    """Swap two directories with one renameat2(RENAME_EXCHANGE) system call (Linux 3.15+)."""
-    import ctypes  # here: `generate --check` never swaps, and the import is a tenth of its time
-
-    libc = ctypes.CDLL(None, use_errno=True)
-    renameat2 = getattr(libc, "renameat2", None)
-    if renameat2 is not None:
-        result = renameat2(_AT_FDCWD, os.fsencode(new), _AT_FDCWD, os.fsencode(old), _RENAME_EXCHANGE)
-        if result == 0:
-            return
-        code = ctypes.get_errno()
-        if code not in (errno.ENOSYS, errno.EINVAL, errno.EOPNOTSUPP):
-            raise OSError(code, f"cannot swap in {old}: {os.strerror(code)}")
-    # No atomic exchange here: two renames, and a backup a later run restores if we die between them.
+    """Swap two directories: atomically where the system can, else with a backup a later run restores."""
+    if _renameat2_exchange(new, old):
+        return
+    # Two renames; killed between them, the next run finds the backup and puts it back (_clean_leftovers).
     backup = old.with_name(f".{old.name}.mcpvend-backup")
     os.rename(old, backup)
-    os.rename(new, old)
+    try:
+        os.rename(new, old)
+    except BaseException:
+        os.rename(backup, old)  # the old tree stays the output
+        raise
     os.rename(backup, new)
+
+
+def _renameat2_exchange(new: Path, old: Path) -> bool:
+    """One renameat2(RENAME_EXCHANGE) system call (Linux 3.15+); False where it cannot be made.
+
+    Windows has no C library to ask (`CDLL(None)` raises there), macOS's libc and older musl lack
+    the symbol, and an older kernel or some filesystems refuse the flag.
+    """
+    try:
+        import ctypes  # here: `generate --check` never swaps, and the import is a tenth of its time
+
+        renameat2 = ctypes.CDLL(None, use_errno=True).renameat2
+    except (ImportError, OSError, TypeError, AttributeError):
+        return False
+    if renameat2(_AT_FDCWD, os.fsencode(new), _AT_FDCWD, os.fsencode(old), _RENAME_EXCHANGE) == 0:
+        return True
+    code = ctypes.get_errno()
+    if code in (errno.ENOSYS, errno.EINVAL, errno.EOPNOTSUPP):
+        return False
+    raise OSError(code, f"cannot swap in {old}: {os.strerror(code)}")
 
 
 def _clean_leftovers(parent: Path, name: str) -> None:

@@ -23,7 +23,12 @@ def read_side(spec: str, cwd: Path) -> dict[str, Any]:
     if path.is_file() or ":" not in spec:
         return lockfile.read(path).document
     revision, _, name = spec.partition(":")
-    shown = subprocess.run(["git", "show", f"{revision}:{name}"], cwd=cwd, capture_output=True)
+    try:
+        shown = subprocess.run(["git", "show", f"{revision}:{name}"], cwd=cwd, capture_output=True)
+    except FileNotFoundError:
+        raise LockfileError(f"{spec}: cannot read from git: git is not installed (or not on PATH)") from None
+    except OSError as exc:  # on PATH but not runnable (permissions, a broken binary)
+        raise LockfileError(f"{spec}: cannot read from git: cannot run git: {exc.strerror or exc}") from None
     if shown.returncode != 0:
         lines = shown.stderr.decode("utf-8", "replace").strip().splitlines()
         raise LockfileError(f"{spec}: cannot read from git: {lines[-1] if lines else 'git show failed'}")

@@ -62,17 +62,19 @@ def lock(
     environ: Mapping[str, str],
     reporter: Reporter,
     explain: Explain = _unexplained,
+    jobs: int | None = None,
 ) -> list[Outcome]:
     """Lock (or, with `check`, compare) the named servers at once; one failure costs no other.
 
-    Bad input (an unknown server, a lockfile that cannot be checked or replaced) fails before
-    any server starts.
+    `jobs` caps how many servers run at the same time (each one is a process, or a connection
+    that may be rate-limited); None runs them all at once. Bad input (an unknown server, a
+    lockfile that cannot be checked or replaced) fails before any server starts.
     """
     servers = config.select(names)
     for server in servers:
         lockfile.preflight(config.lockfiles, server.name, check=check)
     reporter.started([s.name for s in servers])
-    return anyio.run(_lock_all, config, servers, check, environ, reporter, explain)
+    return anyio.run(_lock_all, config, servers, check, environ, reporter, explain, jobs)
 
 
 async def _lock_all(
@@ -82,11 +84,14 @@ async def _lock_all(
     environ: Mapping[str, str],
     reporter: Reporter,
     explain: Explain,
+    jobs: int | None,
 ) -> list[Outcome]:
     outcomes: dict[str, Outcome] = {}
+    slots = anyio.CapacityLimiter(jobs or max(len(servers), 1))
 
     async def one(server: ServerConfig) -> None:
-        outcome = await _lock_one(config, server, check, environ, explain)
+        async with slots:  # a server's timeout starts when it does, not while it waits for a slot
+            outcome = await _lock_one(config, server, check, environ, explain)
         outcomes[server.name] = outcome
         reporter.finished(outcome)
 
