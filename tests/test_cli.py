@@ -116,8 +116,10 @@ def test_global_options_work_after_the_command(tmp_path: Path) -> None:
 
     live = mcpvend("diff", "--live", "demo", *where, cwd=tmp_path)
     assert live.code == 0 and "no findings" in live.out, live.err
-    files = mcpvend("diff", "locks/demo.lock.json", "locks/demo.lock.json", "--config", "nowhere.toml", cwd=tmp_path)
-    assert files.code == 0 and "no findings" in files.out, files.err  # two paths: no config is read
+    files = mcpvend("diff", "locks/demo.lock.json", "locks/demo.lock.json", *where, cwd=tmp_path)
+    assert files.code == 0 and "no findings" in files.out, files.err  # the config, for its servers' tools
+    missing = mcpvend("diff", "locks/demo.lock.json", "locks/demo.lock.json", "--config", "nowhere.toml", cwd=tmp_path)
+    assert missing.code == 2 and missing.err == "error: nowhere.toml: config file not found\n"
 
 
 def test_the_same_global_option_before_and_after_must_agree(tmp_path: Path) -> None:

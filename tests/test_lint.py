@@ -32,6 +32,11 @@ def test_rules_are_the_fixed_ids_in_a_stable_order_with_severities() -> None:
         "tool-reference",
         "credential-reference",
         "exfiltration-url",
+        "hidden-comment",
+        "encoded-payload",
+        "env-credential",
+        "context-exfiltration",
+        "tool-preference",
         "abnormal-length",
     ]
     assert {rule: severity for rule, (severity, _) in RULES.items()} == {
@@ -41,6 +46,11 @@ def test_rules_are_the_fixed_ids_in_a_stable_order_with_severities() -> None:
         "tool-reference": "medium",
         "credential-reference": "high",
         "exfiltration-url": "high",
+        "hidden-comment": "high",
+        "encoded-payload": "high",
+        "env-credential": "high",
+        "context-exfiltration": "high",
+        "tool-preference": "medium",
         "abnormal-length": "low",
     }
     assert all(summary and "\n" not in summary for _, summary in RULES.values())

@@ -24,6 +24,7 @@ from mcp import Client, StdioServerParameters
 from conftest import PY, REPO, SERVERS, lock_documents, mcpvend, node_server
 from mcpvend.config import load_config
 from mcpvend.drift.compare import KINDS
+from mcpvend.drift.lint import RULES
 
 README = (REPO / "README.md").read_text(encoding="utf-8")
 MCPVEND = str(Path(PY).parent / "mcpvend")
@@ -57,7 +58,7 @@ def readme_commands() -> list[str]:
     for block in fenced("yaml"):
         steps = yaml.safe_load(block)
         if isinstance(steps, list):
-            lines += [line for step in steps for line in shell_lines(step["run"])]
+            lines += [line for step in steps for line in shell_lines(step.get("run", ""))]
     return list(dict.fromkeys(lines))
 
 
@@ -103,6 +104,10 @@ def examples(tmp: Path) -> dict[str, Example]:
             says=["| description-changed |"],
         ),
         "mcpvend lint [SERVER ...]": Example(["lint", "demo", "time"]),
+        'mcpvend diff lockfiles/x.lock.json /tmp/new.lock.json --ignore "airports.*"': Example(
+            ["diff", "lockfiles/demo.lock.json", new, "--ignore", "airports.*"], code=1, says=["(5 other), 1 ignored"]
+        ),
+        "mcpvend lint --format sarif": Example(["lint", "--format", "sarif"], says=['"version": "2.1.0"']),
         "mcpvend show [SERVER ...]": Example(
             ["show", "demo", "time"], says=["time__get_current_time", "auto at a 128,000-token context"]
         ),
@@ -111,6 +116,9 @@ def examples(tmp: Path) -> dict[str, Example]:
         "mcpvend --version": Example(["--version"], says=["mcpvend, version"]),
         # The CI recipe.
         "mcpvend lint --fail-on description": Example(["lint", "--fail-on", "description"]),
+        "mcpvend lint --format sarif --fail-on none": Example(
+            ["lint", "--format", "sarif", "--fail-on", "none"], says=['"id": "mcpvend/lint/"']
+        ),
         "mcpvend diff origin/main:lockfiles/x.lock.json lockfiles/x.lock.json --format markdown --fail-on none": (
             Example(["diff", "HEAD:lockfiles/demo.lock.json", new, "--format", "markdown", "--fail-on", "none"])
         ),
@@ -260,8 +268,11 @@ def test_readme_lockfile_table_lists_every_key() -> None:
     assert sorted(keys) == sorted(json.loads((REPO / "lockfiles" / "demo.lock.json").read_text()))
 
 
-def test_readme_drift_table_lists_every_kind() -> None:
-    assert first_column(section("## Drift: `mcpvend diff`, `lock --check` and `lint`")) == list(KINDS)
+def test_readme_drift_table_lists_every_kind_and_the_lint_table_every_rule() -> None:
+    kinds, rules = section("## Drift: `mcpvend diff`, `lock --check` and `lint`").split("**`mcpvend lint`**")
+    assert first_column(kinds) == list(KINDS)
+    shown = re.findall(r"^\| `([^`]+)` \| (\w+) \|", rules, flags=re.MULTILINE)
+    assert shown == [(rule, severity) for rule, (severity, _) in RULES.items()]
 
 
 def test_readme_package_layout_matches_the_generated_package() -> None:

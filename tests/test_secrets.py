@@ -128,11 +128,15 @@ def test_cli_success_paths_print_and_write_no_secret(project: Project) -> None:
     commands = [
         ("lock",),
         ("lock", "--check"),
-        *[("diff", "--live", server, "--format", fmt) for server in SERVERS for fmt in ("text", "json", "markdown")],
+        *[
+            ("diff", "--live", server, "--format", fmt)
+            for server in SERVERS
+            for fmt in ("text", "json", "markdown", "sarif")
+        ],
         ("--output", "secretpkg", "generate", "--check"),
         ("show",),
         ("show", "--format", "json"),
-        *[("lint", "--format", fmt) for fmt in ("text", "json", "markdown")],
+        *[("lint", "--format", fmt) for fmt in ("text", "json", "markdown", "sarif")],
     ]
     for args, run in project.run_all(commands):
         assert run.code == 0, (args, run.err)

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, NoReturn, cast
 import click
 
 from mcpvend import __version__
-from mcpvend.errors import MCPVendError
+from mcpvend.errors import ConfigError, MCPVendError
 
 if TYPE_CHECKING:
     from mcpvend.config import Config
@@ -203,7 +203,13 @@ def _relative(path: Path) -> str:
 
 
 _FORMAT = click.option(
-    "--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text", show_default=True
+    "--format", "fmt", type=click.Choice(["text", "json", "markdown", "sarif"]), default="text", show_default=True
+)
+_IGNORE = click.option(
+    "--ignore",
+    metavar="GLOB",
+    multiple=True,
+    help="Accept findings whose JSON Pointer or tool name matches (repeatable); still counted, never failing.",
 )
 _FAIL_ON = click.option(
     "--fail-on",
@@ -220,8 +226,17 @@ _FAIL_ON = click.option(
 @click.option("--live", metavar="SERVER", help="Compare SERVER's lockfile with the running server.")
 @_FORMAT
 @_FAIL_ON
+@_IGNORE
 @click.pass_obj
-def diff(options: Options, old: str | None, new: str | None, live: str | None, fmt: str, fail_on: str) -> None:
+def diff(
+    options: Options,
+    old: str | None,
+    new: str | None,
+    live: str | None,
+    fmt: str,
+    fail_on: str,
+    ignore: tuple[str, ...],
+) -> None:
     """Classified drift between lockfiles, or a lockfile and its server.
 
     OLD and NEW are paths or REV:path (read with git); --live SERVER compares its lockfile with what
@@ -235,32 +250,52 @@ def diff(options: Options, old: str | None, new: str | None, live: str | None, f
         raise click.UsageError("give OLD and NEW lockfiles, or --live SERVER")
     try:
         if live:
-            section = diff_live(_load(options), live, os.environ)
+            section = diff_live(_load(options), live, os.environ, ignore)
         else:
             assert old is not None and new is not None
-            section = diff_specs(old, new, Path.cwd())
+            section = diff_specs(old, new, Path.cwd(), _load_if_any(options), ignore)
     except MCPVendError as exc:
         _fail(exc)
-    click.echo(render([section], cast("Format", fmt), colour=sys.stdout.isatty()), nl=False)
+    click.echo(render([section], cast("Format", fmt), colour=sys.stdout.isatty(), command="diff"), nl=False)
     sys.exit(1 if reaches(section.findings, cast("FailOn", fail_on)) else 0)
+
+
+def _load_if_any(options: Options) -> Config | None:
+    """The config, for a diff of two lockfiles, which needs none: a config found but unreadable gets a warning."""
+    from mcpvend.config import find_config, load_config
+
+    try:
+        path = find_config(options.config, Path.cwd())
+    except ConfigError:
+        if options.config is not None:
+            raise
+        return None
+    try:
+        return load_config(path, lockfiles=options.lockfiles, output=options.output)
+    except ConfigError as exc:
+        if options.config is not None:
+            raise
+        click.echo(f"warning: {exc}; comparing without its servers and [lint] ignore", err=True)
+        return None
 
 
 @main.command()
 @click.argument("servers", nargs=-1)
 @_FORMAT
 @_FAIL_ON
+@_IGNORE
 @click.pass_obj
-def lint(options: Options, servers: tuple[str, ...], fmt: str, fail_on: str) -> None:
+def lint(options: Options, servers: tuple[str, ...], fmt: str, fail_on: str, ignore: tuple[str, ...]) -> None:
     """Check locked tool texts for tool-poisoning patterns (offline)."""
     from mcpvend.drift.compare import reaches
     from mcpvend.drift.report import render
     from mcpvend.drift.sources import lint_lockfiles
 
     try:
-        sections = lint_lockfiles(_load(options), servers)
+        sections = lint_lockfiles(_load(options), servers, ignore)
     except MCPVendError as exc:
         _fail(exc)
-    click.echo(render(sections, cast("Format", fmt), colour=sys.stdout.isatty()), nl=False)
+    click.echo(render(sections, cast("Format", fmt), colour=sys.stdout.isatty(), command="lint"), nl=False)
     sys.exit(1 if reaches([f for s in sections for f in s.findings], cast("FailOn", fail_on)) else 0)
 
 

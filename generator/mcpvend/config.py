@@ -38,7 +38,9 @@ _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 _STDIO_KEYS = {"command", "args", "env", "cwd"}
 _HTTP_KEYS = {"url", "headers"}
 _COMMON_KEYS = {"include", "exclude", "timeout", "capabilities", "protocol", "rename"}
-_TOP_KEYS = {"servers", "lockfiles", "output"}
+_TOP_KEYS = {"servers", "lockfiles", "output", "lint"}
+# A reviewed lint finding: RULE@SERVER/TOOL, globs allowed in SERVER and TOOL (an empty TOOL: the server's own text).
+_IGNORE_ENTRY = re.compile(r"^[a-z0-9-]+@[^/@\s]+/[^@\s]*$")
 # Keys other clients put in .mcp.json-style files that mean nothing to us.
 _FOREIGN_KEYS = {"type", "disabled", "autoApprove", "alwaysAllow", "description", "transportType", "envFile"}
 
@@ -115,6 +117,7 @@ class Config:
     servers: Mapping[str, ServerConfig]
     lockfiles: Path
     output: Path
+    lint_ignore: tuple[str, ...] = ()  # `[lint] ignore`, RULE@SERVER/TOOL; rule ids are checked by drift.ignore
 
     @property
     def base_dir(self) -> Path:
@@ -188,7 +191,22 @@ def load_config(path: Path, *, lockfiles: Path | None = None, output: Path | Non
         servers=servers,
         lockfiles=lockfiles or base / _string(path, "", "lockfiles", table.get("lockfiles", "lockfiles")),
         output=output or base / _string(path, "", "output", table.get("output", "generated")),
+        lint_ignore=_lint_ignore(path, table.get("lint", {})),
     )
+
+
+def _lint_ignore(path: Path, lint: object) -> tuple[str, ...]:
+    if not isinstance(lint, dict):
+        raise ConfigError(f"{path}: 'lint' must be a table")
+    if unknown := sorted(set(lint) - {"ignore"}):
+        raise ConfigError(f"{path}: [lint]: unknown key {unknown[0]!r} (expected 'ignore')")
+    entries = _strings(f"{path}: [lint]", "ignore", lint.get("ignore", []))
+    for entry in entries:
+        if not _IGNORE_ENTRY.match(entry):
+            raise ConfigError(
+                f"{path}: [lint] ignore: {entry!r} is not RULE@SERVER/TOOL (e.g. 'tool-reference@github/*')"
+            )
+    return tuple(entries)
 
 
 def _read_toml(path: Path) -> dict[str, Any]:

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import difflib
 import json
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from mcpvend.drift import schema_rules as schemadiff
-from mcpvend.drift.lint import Severity, lint_text, lint_tool, visible
-from mcpvend.schema_walk import escape, pointer_get
+from mcpvend.drift.lint import Severity, lint_text, lint_tool, tool_texts, visible
+from mcpvend.schema_walk import escape
 
 Category = Literal["breaking", "description", "other"]
 FailOn = Literal["breaking", "description", "any", "none"]
@@ -94,8 +94,19 @@ def explain(old: Mapping[str, Any] | None, new: Mapping[str, Any]) -> list[str]:
     return lines or ["formatting differs"]
 
 
-def diff_documents(old: Mapping[str, Any], new: Mapping[str, Any], *, lint: bool = True) -> list[Finding]:
-    """Every finding between two lockfile documents, in a stable order."""
+def diff_documents(
+    old: Mapping[str, Any],
+    new: Mapping[str, Any],
+    *,
+    lint: bool = True,
+    known_servers: Collection[str] = (),
+    foreign_tools: Collection[str] = (),
+) -> list[Finding]:
+    """Every finding between two lockfile documents, in a stable order.
+
+    `known_servers` and `foreign_tools` are the other servers the model sees, and their tools: the
+    lint of new text knows them, so that shadowing another server's tool is caught.
+    """
     old_tools = {e["tool"]["name"]: e["tool"] for e in old.get("tools", [])}
     new_tools = {e["tool"]["name"]: e["tool"] for e in new.get("tools", [])}
     findings = list(_server(old, new))
@@ -106,7 +117,7 @@ def diff_documents(old: Mapping[str, Any], new: Mapping[str, Any], *, lint: bool
     for name in sorted(old_tools.keys() & new_tools.keys()):
         findings.extend(diff_tools(old_tools[name], new_tools[name]))
     if lint:
-        findings.extend(_poisoning(old_tools, new_tools, old, new))
+        findings.extend(_poisoning(old_tools, new_tools, old, new, known_servers, foreign_tools))
     return sorted(findings, key=lambda f: (f.tool, f.pointer, f.kind, f.message))
 
 
@@ -186,16 +197,23 @@ def _rejected(old: list[Any], new: list[Any]) -> Iterator[Finding]:
 
 
 def _poisoning(
-    old_tools: dict[str, Any], new_tools: dict[str, Any], old: Mapping[str, Any], new: Mapping[str, Any]
+    old_tools: dict[str, Any],
+    new_tools: dict[str, Any],
+    old: Mapping[str, Any],
+    new: Mapping[str, Any],
+    servers: Collection[str],
+    foreign: Collection[str],
 ) -> Iterator[Finding]:
     """Lint the text that is new: added tools, and changed texts of changed tools."""
     names = set(new_tools)
+    servers = [s for s in servers if s not in (old.get("name"), new.get("name"))]
     for name, tool in sorted(new_tools.items()):
         before = old_tools.get(name)
         if before is not None and _same(before, tool):
             continue
-        for hit in lint_tool(tool, known_tools=names - {name}):
-            if before is not None and pointer_get(before, hit.pointer) == pointer_get(tool, hit.pointer):
+        now, was = dict(tool_texts(tool)), dict(tool_texts(before)) if before is not None else {}
+        for hit in lint_tool(tool, known_tools=names - {name}, known_servers=servers, foreign_tools=foreign):
+            if hit.pointer in was and was[hit.pointer] == now.get(hit.pointer):  # text the reviewer saw before
                 continue
             yield _finding(
                 "poisoning", name, hit.pointer, f"{hit.rule}: {hit.message}",
@@ -203,7 +221,10 @@ def _poisoning(
             )  # fmt: skip
     instructions = (new.get("server") or {}).get("instructions")
     if isinstance(instructions, str) and instructions != (old.get("server") or {}).get("instructions"):
-        for hit in lint_text(instructions, tool="", pointer="/server/instructions", known_tools=names):
+        hits = lint_text(
+            instructions, tool="", pointer="/server/instructions", known_servers=servers, foreign_tools=foreign
+        )
+        for hit in hits:
             yield _finding(
                 "poisoning", "", hit.pointer, f"{hit.rule}: {hit.message}",
                 severity=hit.severity, detail=hit.excerpt, rule=hit.rule,

@@ -1,4 +1,4 @@
-"""Findings as text for a terminal, JSON for scripts, Markdown for a pull-request comment.
+"""Findings as text for a terminal, JSON for scripts, Markdown for a pull-request comment (SARIF: sarif.py).
 
 Tool names and descriptions come from third-party servers: in Markdown they are escaped, and
 put in fences longer than any run of backticks they hold, so they cannot format, link or
@@ -9,14 +9,15 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from mcpvend.drift.compare import KINDS, SEVERITIES, Finding
 from mcpvend.drift.lint import visible
 
-Format = Literal["text", "json", "markdown"]
+Format = Literal["text", "json", "markdown", "sarif"]
+Command = Literal["diff", "lint"]
 JSON_VERSION = 1
 _COLOURS = {"high": "red", "medium": "yellow", "low": "cyan"}
 _MARKS = {"high": "🔴 high", "medium": "🟠 medium", "low": "⚪ low"}
@@ -29,9 +30,16 @@ class Section:
     old: str
     new: str
     findings: Sequence[Finding]
+    ignored: Sequence[Finding] = ()  # reviewed exceptions: counted, never failing
+    artifact: str | None = None  # the lockfile the findings are located in (SARIF), as given
+    document: Mapping[str, Any] | None = None  # its content
 
 
-def render(sections: Sequence[Section], fmt: Format, *, colour: bool = False) -> str:
+def render(sections: Sequence[Section], fmt: Format, *, colour: bool = False, command: Command = "diff") -> str:
+    if fmt == "sarif":
+        from mcpvend.drift.sarif import sarif
+
+        return sarif(sections, command)
     if fmt == "json":
         return _json(sections)
     if fmt == "markdown":
@@ -39,19 +47,21 @@ def render(sections: Sequence[Section], fmt: Format, *, colour: bool = False) ->
     return _text(sections, colour)
 
 
-def summary(findings: Sequence[Finding]) -> dict[str, int]:
+def summary(findings: Sequence[Finding], ignored: int = 0) -> dict[str, int]:
     counts = {"total": len(findings)}
     counts.update({c: sum(f.category == c for f in findings) for c in ("breaking", "description", "other")})
     counts.update({s: sum(f.severity == s for f in findings) for s in SEVERITIES})
+    counts["ignored"] = ignored
     return counts
 
 
 def _headline(section: Section) -> str:
-    counts = summary(section.findings)
+    counts = summary(section.findings, len(section.ignored))
+    accepted = f", {counts['ignored']} ignored" if counts["ignored"] else ""
     if not counts["total"]:
-        return f"{section.old} -> {section.new}: no findings"
+        return f"{section.old} -> {section.new}: no findings{accepted}"
     parts = [f"{counts[c]} {c}" for c in ("breaking", "description", "other") if counts[c]]
-    return f"{section.old} -> {section.new}: {counts['total']} findings ({', '.join(parts)})"
+    return f"{section.old} -> {section.new}: {counts['total']} findings ({', '.join(parts)}){accepted}"
 
 
 def _text(sections: Sequence[Section], colour: bool) -> str:
@@ -74,12 +84,12 @@ def _json(sections: Sequence[Section]) -> str:
     document: dict[str, Any] = {
         "format": "mcpvend-report",
         "version": JSON_VERSION,
-        "summary": summary(everything),
+        "summary": summary(everything, sum(len(s.ignored) for s in sections)),
         "sections": [
             {
                 "old": s.old,
                 "new": s.new,
-                "summary": summary(s.findings),
+                "summary": summary(s.findings, len(s.ignored)),
                 "findings": [
                     {
                         "kind": f.kind,

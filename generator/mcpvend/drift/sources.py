@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import subprocess
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +13,8 @@ import anyio
 
 from mcpvend.config import Config
 from mcpvend.drift.compare import Finding, diff_documents
+from mcpvend.drift.ignore import Ignore, ignore_for
+from mcpvend.drift.lint import lint_document
 from mcpvend.drift.report import Section
 from mcpvend.errors import LockfileError, read_failure
 from mcpvend.lock import lockfile
@@ -39,13 +42,18 @@ def read_side(spec: str, cwd: Path) -> dict[str, Any]:
     return lockfile.parse(Path(spec), text).document
 
 
-def diff_specs(old: str, new: str, cwd: Path) -> Section:
-    return Section(old, new, diff_documents(read_side(old, cwd), read_side(new, cwd)))
+def diff_specs(old: str, new: str, cwd: Path, config: Config | None = None, ignore: Sequence[str] = ()) -> Section:
+    """Two lockfiles; with a config, the other configured servers and `[lint] ignore` count too."""
+    exceptions = _exceptions(config, ignore)
+    before, after = read_side(old, cwd), read_side(new, cwd)
+    artifact = new if (cwd / new).is_file() or ":" not in new else new.partition(":")[2]
+    return _reviewed(Section(old, new, (), artifact=artifact, document=after), before, after, config, exceptions)
 
 
-def diff_live(config: Config, server: str, environ: Mapping[str, str]) -> Section:
+def diff_live(config: Config, server: str, environ: Mapping[str, str], ignore: Sequence[str] = ()) -> Section:
     """The lockfile of a server against what the server serves now."""
     (selected,) = config.select((server,))
+    exceptions = _exceptions(config, ignore)
     locked_file = lockfile.read_for(config.lockfiles, server)  # bad input fails before a server starts
     path, locked = locked_file.path, locked_file.document
 
@@ -53,22 +61,61 @@ def diff_live(config: Config, server: str, environ: Mapping[str, str]) -> Sectio
 
     snapshot = anyio.run(take_snapshot, selected, config.base_dir, environ)
     live = json.loads(lockfile.dumps(lockfile.build(snapshot)))
-    return Section(str(path), f"live server '{server}'", diff_documents(locked, live))
+    section = Section(str(path), f"live server '{server}'", (), artifact=str(path), document=locked)
+    return _reviewed(section, locked, live, config, exceptions)
 
 
-def lint_lockfiles(config: Config, names: tuple[str, ...]) -> list[Section]:
-    """The poisoning lint over every text of the named servers' lockfiles."""
-    from mcpvend.drift.lint import lint_document
+def _exceptions(config: Config | None, ignore: Sequence[str]) -> Ignore:
+    return ignore_for(config.path if config else None, config.lint_ignore if config else (), ignore)
 
+
+def _reviewed(
+    section: Section, old: Mapping[str, Any], new: Mapping[str, Any], config: Config | None, exceptions: Ignore
+) -> Section:
+    """`section` with the findings between `old` and `new`, split by the reviewed exceptions."""
+    server = str(new.get("name", ""))
+    peers = _locked(config, exclude={server, str(old.get("name", ""))}) if config else {}
+    servers = list(config.servers) if config else []
+    findings = diff_documents(old, new, known_servers=servers, foreign_tools=_tools(peers.values()))
+    kept, accepted = exceptions.split(findings, server)
+    return dataclasses.replace(section, findings=kept, ignored=accepted)
+
+
+def lint_lockfiles(config: Config, names: tuple[str, ...], ignore: Sequence[str] = ()) -> list[Section]:
+    """The poisoning lint over every text of the named servers' lockfiles.
+
+    Every configured server's name and every locked server's tools are known, selected or not, so
+    that a description shadowing another server's tool is caught.
+    """
+    exceptions = _exceptions(config, ignore)
+    selected = {s.name: lockfile.read_for(config.lockfiles, s.name) for s in config.select(names)}
+    locked = {**_locked(config, exclude=set(selected)), **selected}
     sections = []
-    servers = [s.name for s in config.select(names)]
-    for name in servers:
-        locked = lockfile.read_for(config.lockfiles, name)
-        path, document = locked.path, locked.document
-        hits = lint_document(document, known_servers=[s for s in servers if s != name])
+    for name, lock in selected.items():
+        others = [s for s in config.servers if s != name]
+        hits = lint_document(
+            lock.document, known_servers=others, foreign_tools=_tools(v for k, v in locked.items() if k != name)
+        )
         findings = [
             Finding("poisoning", h.severity, h.tool, h.pointer, f"{h.rule}: {h.message}", detail=h.excerpt, rule=h.rule)
             for h in hits
         ]
-        sections.append(Section(str(path), "lint", findings))
+        kept, accepted = exceptions.split(findings, name)
+        sections.append(Section(str(lock.path), "lint", kept, accepted, str(lock.path), lock.document))
     return sections
+
+
+def _locked(config: Config, exclude: set[str]) -> dict[str, lockfile.Lockfile]:
+    """The other configured servers' lockfiles that can be read: context for the lint, not its subject."""
+    found = {}
+    for name in config.servers:
+        if name not in exclude:
+            try:
+                found[name] = lockfile.read_for(config.lockfiles, name)
+            except LockfileError:  # not locked yet, or broken: its own lint or diff says so
+                continue
+    return found
+
+
+def _tools(locks: Iterable[lockfile.Lockfile]) -> frozenset[str]:
+    return frozenset(t["name"] for lock in locks for t in lock.tools if isinstance(t.get("name"), str))
