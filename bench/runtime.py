@@ -284,10 +284,7 @@ def tokens_part() -> None:
     print(f"\n   median direct tokens per tool ({len(per_tool)} tools)   {statistics.median(per_tool):8.1f}")
     print(f"   pooled compact / direct                      {plan.compact_tokens / plan.direct_tokens:8.3f}")
     print(f"   pooled routed / direct                       {plan.routed_tokens / plan.direct_tokens:8.4f}")
-    print(
-        f"   pooled compact: measured {plan.compact_tokens} tokens, "
-        f"{plan.compact_estimate} by the auto rule ({plan.tools} x {budget.compact_tokens_per_tool})"
-    )
+    print(f"   pooled compact tokens per tool               {plan.compact_tokens / plan.tools:8.1f}   (auto counts it)")
     print("\n   mode auto picks for the pooled tools, by context window")
     print(f"   {'window':>9}{'budget':>9}   mode")
     for window in WINDOWS:

@@ -1,97 +1,202 @@
-"""How well `mcpvend.runtime.search` finds the tools a task needs, and how fast.
+"""How well tool search finds what a request needs (BM25F, the default, and the hybrid), and how fast.
 
-The 527 tools of the 70-server LiveMCPBench corpus are pooled (key `server__tool`); each of
-the 95 annotated tasks is a query (its `Question`) and its annotated tool names are the
-relevant ones. recall@k is the fraction of a task's annotated names (those in the pool) among
-the tool names of the top k hits; a name served by several servers matches any of them.
-Annotated names that are not in the pool are listed; a task left with none is excluded from
-the means and counted. The baseline scores a tool by the number of distinct query tokens it
-contains (same tokenizer, ties by key), which is what BM25 has to beat.
+Two query sets over the 527 tools of the 70-server LiveMCPBench corpus, pooled (key `server__tool`):
+- tasks: the 95 annotated tasks, each a query (its `Question`). recall@k is the fraction of its
+  annotated tool names that are in the pool found among the names of the top k hits (a name
+  served by several servers matches any of them). Annotated names not in the pool are listed; a
+  task left with none is excluded from the means and counted.
+- paraphrases: 81 one-tool requests, phrased away from their tool's words, written for issue 18
+  before any ranker was tuned (tests/data/paraphrases/). recall@k: is that tool (server and
+  name) among the top k hits.
+Intervals are 95% percentile bootstraps over the queries (2,000 resamples, seeded: every run prints
+the same). The hybrid's alpha (the weight of BM25F) was chosen on the tasks only, by mean recall
+over k (the sweep is printed); the paraphrases played no part in choosing it. The keyword-overlap baseline
+counts the distinct query tokens a tool contains (same tokenizer, ties by key): what BM25 must beat.
 
-Usage: python bench/search.py [--runs N] [--tasks]
+Usage: python bench/search.py [--runs N] [--queries] [--tasks]
 """
 
 from __future__ import annotations
 
 import argparse
+import random
 import statistics
 import sys
 import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "tests"))
 
-from conftest import OverlapRanker, annotated_tasks, search_documents  # noqa: E402
-from mcpvend.runtime.search import FIELDS, BM25Ranker, Ranker, stem  # noqa: E402
+from conftest import OverlapRanker, annotated_tasks, paraphrased_queries, search_documents  # noqa: E402
+from mcpvend.runtime import semantic  # noqa: E402
+from mcpvend.runtime.search import FIELDS, BM25Ranker, Ranker, SearchDocument, stem  # noqa: E402
 
-KS = (1, 5, 10, 20)
+TASK_KS = (1, 5, 10, 20)
+PARAPHRASE_KS = (1, 5)
+RESAMPLES = 2_000
+SEED = 18
+ALPHAS = tuple(round(0.1 * i, 1) for i in range(11))
+Task = tuple[str, str, list[str]]  # id, question, annotated tool names
+Query = tuple[str, str]  # a paraphrased request, the key of its tool
+BM25 = "BM25F, default field weights"
+HYBRID = f"hybrid (alpha {semantic.DEFAULT_ALPHA}, the default)"
+BASELINE = "keyword overlap (baseline)"
 
 
-def recalls(ranker: Ranker, names: dict[str, str], task: tuple[str, str, list[str]]) -> dict[int, float]:
-    """recall@k of one task for each k in KS, over its annotated names that are in the pool."""
-    _, question, annotated = task
-    relevant = [n for n in annotated if n in names.values()]
-    found = [names[h.key] for h in ranker.rank(question, max(KS))]
-    return {k: sum(n in found[:k] for n in relevant) / len(relevant) for k in KS}
+def task_recalls(ranker: Ranker, names: dict[str, str], tasks: Sequence[Task]) -> dict[int, list[float]]:
+    """recall@k of each task, for each k in TASK_KS, over its annotated names that are in the pool."""
+    pool = set(names.values())
+    found: dict[int, list[float]] = {k: [] for k in TASK_KS}
+    for _, question, annotated in tasks:
+        relevant = [n for n in annotated if n in pool]
+        hits = [names[h.key] for h in ranker.rank(question, max(TASK_KS))]
+        for k in TASK_KS:
+            found[k].append(sum(n in hits[:k] for n in relevant) / len(relevant))
+    return found
+
+
+def paraphrase_recalls(ranker: Ranker, queries: Sequence[Query]) -> dict[int, list[float]]:
+    """1.0 for each query whose tool is in the top k, for each k in PARAPHRASE_KS."""
+    ranks = [[h.key for h in ranker.rank(query, max(PARAPHRASE_KS))] for query, _ in queries]
+    return {k: [float(key in hits[:k]) for hits, (_, key) in zip(ranks, queries, strict=True)] for k in PARAPHRASE_KS}
+
+
+def interval(values: Sequence[float]) -> tuple[float, float]:
+    """95% percentile bootstrap interval of the mean; the same resamples for every call (seeded)."""
+    rng = random.Random(SEED)
+    count = len(values)
+    means = sorted(statistics.fmean(rng.choices(values, k=count)) for _ in range(RESAMPLES))
+    return means[int(0.025 * RESAMPLES)], means[int(0.975 * RESAMPLES) - 1]
+
+
+def cell(values: Sequence[float]) -> str:
+    low, high = interval(values)
+    return f"{statistics.fmean(values):6.3f} [{low:.2f}, {high:.2f}]"
+
+
+def table(title: str, ks: Sequence[int], rows: dict[str, dict[int, list[float]]]) -> None:
+    print(f"\n{title}")
+    print(f"   {'ranker':34}" + "".join(f"{'@' + str(k):>20}" for k in ks))
+    for label, found in rows.items():
+        print(f"   {label:34}" + "".join(f"{cell(found[k]):>20}" for k in ks))
+
+
+def median_ms(action: Callable[[], object], runs: int) -> float:
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        action()
+        times.append(time.perf_counter() - start)
+    return 1000 * statistics.median(times)
+
+
+def query_ms(ranker: Ranker, queries: Sequence[str], runs: int) -> tuple[float, int]:
+    times = []
+    for _ in range(runs):
+        for query in queries:
+            start = time.perf_counter()
+            ranker.rank(query, max(TASK_KS))
+            times.append(time.perf_counter() - start)
+    return 1000 * statistics.median(times), len(times)
+
+
+def timings(docs: list[SearchDocument], queries: list[str], runs: int) -> None:
+    start = time.perf_counter()
+    semantic.load_model()
+    first_load = time.perf_counter() - start  # imports wordllama and its dependencies: once per process
+
+    def cold_bm25() -> BM25Ranker:
+        stem.cache_clear()  # a cold index: no word stemmed before
+        return BM25Ranker(docs)
+
+    def reload() -> object:
+        semantic.load_model.cache_clear()
+        return semantic.load_model()
+
+    bm25_ms = median_ms(cold_bm25, runs)
+    reload_ms = median_ms(reload, runs)
+    hybrid_ms = median_ms(lambda: semantic.hybrid()(docs), runs)
+    bm25_query, count = query_ms(BM25Ranker(docs), queries, runs)
+    hybrid_query, _ = query_ms(semantic.hybrid()(docs), queries, runs)
+    print(f"   build BM25 index (cold), ms           {bm25_ms:8.1f}   median of {runs}")
+    print(f"   load the hybrid's model, first, ms    {1000 * first_load:8.1f}   import wordllama, read its weights")
+    print(f"   load the hybrid's model again, ms     {reload_ms:8.1f}   median of {runs}")
+    print(f"   build hybrid index, ms                {hybrid_ms:8.1f}   median of {runs}: {len(docs)} tools embedded")
+    print(f"   one query (top {max(TASK_KS)}), BM25F, ms         {bm25_query:8.2f}   median of {count}")
+    print(f"   one query (top {max(TASK_KS)}), hybrid, ms        {hybrid_query:8.2f}   median of {count}")
+
+
+def alpha_sweep(docs: list[SearchDocument], names: dict[str, str], tasks: list[Task], queries: list[Query]) -> None:
+    print("\nhybrid by alpha (the weight of BM25F): chosen on the tasks, by mean recall over k; paraphrases not used")
+    heads = [f"tasks@{k}" for k in TASK_KS] + ["mean"] + [f"para@{k}" for k in PARAPHRASE_KS]
+    print(f"   {'alpha':>5}" + "".join(f"{head:>10}" for head in heads))
+    for alpha in ALPHAS:
+        ranker = semantic.hybrid(alpha)(docs)
+        found = task_recalls(ranker, names, tasks)
+        para = paraphrase_recalls(ranker, queries)
+        tasks_k = [statistics.fmean(found[k]) for k in TASK_KS]
+        means = [*tasks_k, statistics.fmean(tasks_k)] + [statistics.fmean(para[k]) for k in PARAPHRASE_KS]
+        row = "".join(f"{mean:10.3f}" for mean in means)
+        print(f"   {alpha:5.1f}{row}{'   <- default' if alpha == semantic.DEFAULT_ALPHA else ''}")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--queries", action="store_true", help="print where each ranker puts each paraphrase's tool")
     parser.add_argument("--tasks", action="store_true", help="print recall@10 of every task")
     args = parser.parse_args()
+    start = time.perf_counter()
     docs = search_documents()
+    load_time = time.perf_counter() - start
     names = {d.key: d.name for d in docs}
     pool = set(names.values())
     all_tasks = annotated_tasks()
     missing = [(task_id, n) for task_id, _, annotated in all_tasks for n in annotated if n not in pool]
     scored = [t for t in all_tasks if any(n in pool for n in t[2])]
-    rankers: dict[str, Ranker] = {
-        "BM25F, default field weights": BM25Ranker(docs),
-        "BM25F, every field weight 1": BM25Ranker(docs, field_weights=dict.fromkeys(FIELDS, 1.0)),
-        "keyword overlap (baseline)": OverlapRanker(docs),
-    }
-    index_times, query_times = [], []
-    for _ in range(args.runs):
-        stem.cache_clear()  # a cold index: no word stemmed before
-        start = time.perf_counter()
-        bm25 = BM25Ranker(docs)
-        index_times.append(time.perf_counter() - start)
-        for _, question, _ in all_tasks:
-            start = time.perf_counter()
-            bm25.rank(question, max(KS))
-            query_times.append(time.perf_counter() - start)
-    start = time.perf_counter()
-    search_documents()
-    load_time = time.perf_counter() - start
+    queries = paraphrased_queries()
+    assert all(key in names for _, key in queries), "a paraphrased query names a tool that is not in the corpus"
 
-    index_ms, query_ms = 1000 * statistics.median(index_times), 1000 * statistics.median(query_times)
     print(f"mcpvend tool-search benchmark: LiveMCPBench corpus; python {sys.version.split()[0]}")
     print(f"   tools pooled                          {len(docs):8d}   ({len(pool)} distinct names)")
     print(f"   tasks                                 {len(all_tasks):8d}")
     print(f"   annotated names not in the pool       {len(missing):8d}   (listed below)")
     print(f"   tasks with no name in the pool        {len(all_tasks) - len(scored):8d}   (excluded from the means)")
     print(f"   tasks scored                          {len(scored):8d}")
+    print(f"   paraphrased one-tool queries          {len(queries):8d}")
     print(f"   read corpus + from_tool, ms           {1000 * load_time:8.1f}")
-    print(f"   build BM25 index (cold), ms           {index_ms:8.1f}   median of {args.runs}")
-    print(f"   one query (top {max(KS)}), ms               {query_ms:8.2f}   median of {len(query_times)}")
-    print("\nmean recall@k over the scored tasks")
-    print(f"   {'ranker':32}" + "".join(f"{'@' + str(k):>8}" for k in KS))
-    per_task: dict[str, list[dict[int, float]]] = {}
-    for label, ranker in rankers.items():
-        per_task[label] = [recalls(ranker, names, t) for t in scored]
-        means = [statistics.fmean(r[k] for r in per_task[label]) for k in KS]
-        print(f"   {label:32}" + "".join(f"{m:8.3f}" for m in means))
+    timings(docs, [q for _, q, _ in all_tasks] + [q for q, _ in queries], args.runs)
+
+    rankers: dict[str, Ranker] = {
+        BM25: BM25Ranker(docs),
+        "BM25F, every field weight 1": BM25Ranker(docs, field_weights=dict.fromkeys(FIELDS, 1.0)),
+        BASELINE: OverlapRanker(docs),
+        HYBRID: semantic.hybrid()(docs),
+        "hybrid, alpha 0 (embeddings only)": semantic.hybrid(0.0)(docs),
+    }
+    per_task = {label: task_recalls(ranker, names, scored) for label, ranker in rankers.items()}
+    per_query = {label: paraphrase_recalls(ranker, queries) for label, ranker in rankers.items()}
+    table(f"mean recall@k over the {len(scored)} scored tasks [95% interval]", TASK_KS, per_task)
+    table(f"recall@k over the {len(queries)} paraphrased one-tool queries [95% interval]", PARAPHRASE_KS, per_query)
+    alpha_sweep(docs, names, scored, queries)
+
     excluded = {t[0] for t in all_tasks} - {t[0] for t in scored}
     print("\nannotated names not in the pool (task id: name; * = the task has no name left and is excluded)")
     for task_id, name in missing:
         print(f"   {task_id}: {name}{'  *' if task_id in excluded else ''}")
+    if args.queries:
+        print("\nrank of each paraphrase's tool (0: not in the top 20): BM25F / hybrid, query -> tool")
+        for query, key in queries:
+            ranks = [[h.key for h in rankers[label].rank(query, 20)] for label in (BM25, HYBRID)]
+            where = [keys.index(key) + 1 if key in keys else 0 for keys in ranks]
+            print(f"   {where[0]:2d} / {where[1]:2d}  {query} -> {key}")
     if args.tasks:
-        print("\nrecall@10 per task: BM25F / baseline, question")
-        bm25_recalls, base_recalls = per_task["BM25F, default field weights"], per_task["keyword overlap (baseline)"]
-        for task, bm25_r, base_r in zip(scored, bm25_recalls, base_recalls, strict=True):
-            print(f"   {bm25_r[10]:4.2f} / {base_r[10]:4.2f}  {' '.join(task[1].split())[:100]}")
+        print("\nrecall@10 per task: BM25F / hybrid / baseline, question")
+        for i, task in enumerate(scored):
+            figures = " / ".join(f"{per_task[label][10][i]:4.2f}" for label in (BM25, HYBRID, BASELINE))
+            print(f"   {figures}  {' '.join(task[1].split())[:100]}")
 
 
 if __name__ == "__main__":

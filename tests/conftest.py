@@ -229,6 +229,14 @@ def annotated_tasks() -> list[tuple[str, str, list[str]]]:
     return result
 
 
+PARAPHRASES = REPO / "tests" / "data" / "paraphrases" / "queries.json"
+
+
+def paraphrased_queries() -> list[tuple[str, str]]:
+    """(query, key `server__tool` of the one tool that serves it) for each paraphrased query."""
+    return [(q["query"], f"{q['server']}__{q['tool']}") for q in json.loads(PARAPHRASES.read_text(encoding="utf-8"))]
+
+
 class OverlapRanker:
     """The search baseline: how many distinct query tokens a tool's text contains; ties by key."""
 

@@ -113,6 +113,9 @@ def examples(tmp: Path) -> dict[str, Example]:
         ),
         "mcpvend init [--from FILE]": Example(["init", "--from", ".mcp.json"], cwd="tmp", says=["wrote mcpvend.toml"]),
         "mcpvend serve": Example(["serve"], says=["on stdio"]),  # stdin is empty: it serves, reads EOF, stops
+        "mcpvend serve --mode routed --ranker hybrid": Example(
+            ["serve", "--mode", "routed", "--ranker", "hybrid"], says=["on stdio", "routed mode"]
+        ),
         "mcpvend --version": Example(["--version"], says=["mcpvend, version"]),
         # The CI recipe.
         "mcpvend lint --fail-on description": Example(["lint", "--fail-on", "description"]),

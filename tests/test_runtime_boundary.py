@@ -21,8 +21,8 @@ from mcpvend.runtime import MCP_REQUIREMENT
 
 RUNTIME = REPO / "generator" / "mcpvend" / "runtime"
 MODULES = sorted(RUNTIME.glob("*.py"))
-# module -> what it may import inside a function, for a feature the caller asked for (none yet).
-OPTIONAL: dict[str, set[str]] = {}
+# module -> what it may import inside a function, for a feature the caller asked for.
+OPTIONAL: dict[str, set[str]] = {"semantic": {"wordllama"}}  # toolset(ranker="hybrid")
 
 
 def allowed() -> set[str]:

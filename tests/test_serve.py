@@ -95,6 +95,32 @@ async def test_routed_meta_tools_find_describe_and_call(generated: ModuleType) -
         assert [t.name for t in (await client.list_tools()).tools] == META
 
 
+async def test_the_hybrid_ranker_finds_what_shares_no_word_with_the_query() -> None:
+    node_server("server-filesystem")
+    query = {"query": "show me what is in this folder"}
+    async with Client(stdio("time", "filesystem", "--mode", "routed", "--ranker", "hybrid")) as client:
+        found = json.loads(text(await client.call_tool("search_tools", query)))["tools"]
+        assert found[0]["name"] == "filesystem__list_directory", found
+        arguments = {"path": str(REPO / "tests" / "fixtures" / "files")}
+        listing = await client.call_tool("call_tool", {"name": found[0]["name"], "arguments": arguments})
+        assert not listing.is_error and "hello.txt" in text(listing), text(listing)
+    async with Client(stdio("time", "filesystem", "--mode", "routed")) as client:  # the default: BM25F
+        found = json.loads(text(await client.call_tool("search_tools", query)))["tools"]
+        assert "filesystem__list_directory" not in [hit["name"] for hit in found]
+
+
+def test_the_hybrid_ranker_without_wordllama_is_a_one_line_error(project: Path, tmp_path: Path) -> None:
+    absent = tmp_path / "absent" / "wordllama"  # found first on the path, and fails as a missing package does
+    absent.mkdir(parents=True)
+    (absent / "__init__.py").write_text("raise ModuleNotFoundError(\"No module named 'wordllama'\")\n")
+    run = mcpvend("serve", "demo", "--ranker", "hybrid", cwd=project, env={"PYTHONPATH": str(absent.parent)})
+    assert run.code == 2 and "Traceback" not in run.err, run.err
+    assert run.err.strip() == (
+        "error: the hybrid ranker needs wordllama==0.4.0.post1 (it cannot be imported: No module named "
+        "'wordllama'): pip install wordllama==0.4.0.post1"
+    )
+
+
 @pytest.mark.parametrize(("window", "mode"), [(128_000, "direct"), (2_000, "compact"), (500, "routed")])
 async def test_auto_picks_the_mode_by_the_context_window(window: int, mode: str) -> None:
     async with Client(stdio("time", "demo", "--context-window", str(window))) as client:
@@ -212,6 +238,7 @@ def test_a_stale_package_is_not_served(project: Path, tmp_path: Path) -> None:
     [
         (("nosuch",), "no server named 'nosuch'"),
         (("demo", "--mode", "nosuch"), "Invalid value for '--mode'"),
+        (("demo", "--ranker", "semantic"), "Invalid value for '--ranker'"),
     ],
 )
 def test_bad_arguments_are_one_line_errors(project: Path, args: tuple[str, ...], message: str) -> None:

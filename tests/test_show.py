@@ -31,15 +31,16 @@ def test_show_prints_every_tool_with_annotations_and_tokens() -> None:
 
 
 def test_show_json_matches_the_runtime_plan() -> None:
-    run = mcpvend("show", "--format", "json", "--context-window", "2000", cwd=REPO)
+    run = mcpvend("show", "--format", "json", "--context-window", "3500", cwd=REPO)
     assert run.code == 0, run.err
     shown = json.loads(run.out)
-    assert shown["budget"] == {"context_window": 2000, "ratio": 0.2, "tokens": 400}
+    assert shown["budget"] == {"context_window": 3500, "ratio": 0.2, "tokens": 700}
     everything = lockfile.read(REPO / "lockfiles" / "everything.lock.json")
-    ts = ToolSet(Catalog([Entry("everything", t) for t in everything.tools]), budget=Budget(context_window=2000))
+    ts = ToolSet(Catalog([Entry("everything", t) for t in everything.tools]), budget=Budget(context_window=3500))
     (view,) = [s for s in shown["servers"] if s["server"] == "everything"]
     assert view["direct_tokens"] == ts.plan().direct_tokens == sum(r["direct_tokens"] for r in view["tools"])
-    assert view["auto_mode"] == ts.mode == "compact"  # 13 x 30 = 390 tokens fit the 400 of the budget
+    assert view["compact_tokens"] == ts.plan().compact_tokens <= 700 < view["direct_tokens"]
+    assert view["auto_mode"] == ts.mode == "compact"  # the measured listing (597 tokens) fits the 700 of the budget
     echo = next(r for r in view["tools"] if r["wire_name"] == "echo")
     assert echo["direct_tokens"] == tokens([full_spec(ts.catalog.by_provider["everything__echo"])])
     assert shown["all"]["direct_tokens"] == sum(s["direct_tokens"] for s in shown["servers"])

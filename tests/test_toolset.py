@@ -65,7 +65,7 @@ async def test_the_issue_example_auto_plan_specs_call(generated: ModuleType) -> 
     finally:
         await ts.aclose()
     small = generated.toolset(servers=["time", "everything"], context_window=8_000)
-    assert small.mode == "compact"  # 15 tools' full schemas exceed 1,600 tokens; 15 x 30 do not
+    assert small.mode == "compact"  # 15 tools' full schemas exceed 1,600 tokens; their compact listing (673) does not
 
 
 async def test_routed_meta_tools(generated: ModuleType) -> None:

@@ -15,7 +15,17 @@ from conftest import REPO, corpus_servers
 from mcpvend.runtime.budget import Budget, choose
 from mcpvend.runtime.catalog import Ambiguous, Catalog, Entry, Filter, summary
 from mcpvend.runtime.names import PROVIDER_NAME, provider_name, provider_names
-from mcpvend.runtime.specs import META_NAMES, compact_spec, full_spec, tokens
+from mcpvend.runtime.specs import (
+    COMPACT_MIN_CHARS,
+    COMPACT_TOKENS,
+    GET_TOOL_SCHEMA,
+    META_NAMES,
+    OPEN_OBJECT,
+    ToolSpec,
+    compact_spec,
+    full_spec,
+    tokens,
+)
 from mcpvend.runtime.toolset import ToolSet
 
 
@@ -138,6 +148,33 @@ def test_summary_is_one_line(description: str, line: str) -> None:
     assert summary(description) == line
 
 
+@pytest.mark.parametrize(
+    ("description", "limit", "line"),
+    [
+        ("Retrieves current pricing information for various assets", 30, "Retrieves current pricing…"),
+        ("Get the time, in a zone", 12, "Get the…"),  # the comma before the cut goes too
+        ("Generate an organization chart", 24, "Generate an organizatio…"),  # a space this early would lose half
+        ("获取网页内容然后返回结果", 6, "获取网页内…"),
+        ("Short enough.", 13, "Short enough."),
+    ],
+)
+def test_a_long_sentence_is_cut_at_a_word(description: str, limit: int, line: str) -> None:
+    assert summary(description, limit) == line
+    assert len(line) <= limit
+
+
+def test_the_compact_listing_costs_at_most_40_tokens_a_tool_over_the_corpus() -> None:
+    """Was 45.1 a tool (the first sentence cut at 120 characters) while auto counted 30."""
+    entries = Catalog(corpus_entries()).entries
+    costs = [tokens([compact_spec(e)]) for e in entries]
+    assert sum(costs) / len(costs) <= COMPACT_TOKENS  # 38.4
+    for entry, cost in zip(entries, costs, strict=True):  # a longer one is a long name with the shortest line
+        shortest = tokens([ToolSpec(entry.provider, "x" * COMPACT_MIN_CHARS, OPEN_OBJECT)])
+        assert cost <= max(COMPACT_TOKENS, shortest), (entry.provider, compact_spec(entry).description)
+    time = Catalog([Entry("time", tool("get_current_time", "Get current time in a specific timezones"))])
+    assert compact_spec(time.entries[0]).description == "Get current time in a specific timezones"  # room for all
+
+
 def test_spec_formats() -> None:
     entry = Catalog([Entry("s", tool("t", title="T", annotations={"readOnlyHint": True}))]).entries[0]
     spec = full_spec(entry)
@@ -182,8 +219,8 @@ def test_auto_rule_direct_compact_routed() -> None:
     assert choose("auto", budget, tools=10, direct=2_000, compact=300, routed=200).mode == "direct"
     assert choose("auto", budget, tools=10, direct=2_001, compact=300, routed=200).mode == "compact"
     assert choose("auto", budget, tools=41, direct=100, compact=300, routed=200).mode == "compact"  # count limit
-    assert choose("auto", budget, tools=66, direct=9_999, compact=300, routed=200).mode == "compact"  # 66 x 30 = 1980
-    assert choose("auto", budget, tools=67, direct=9_999, compact=300, routed=200).mode == "routed"  # 2010 > 2000
+    assert choose("auto", budget, tools=66, direct=9_999, compact=2_000, routed=200).mode == "compact"
+    assert choose("auto", budget, tools=66, direct=9_999, compact=2_001, routed=200).mode == "routed"
     assert choose("auto", Budget(10_000, tool_limit=0), 1, 1, 1, 1).mode == "compact"
     assert choose("routed", budget, tools=1, direct=1, compact=1, routed=1).mode == "routed"
     with pytest.raises(ValueError, match="unknown mode 'fast'"):
@@ -192,16 +229,35 @@ def test_auto_rule_direct_compact_routed() -> None:
         Budget(ratio=0)
 
 
+def test_auto_counts_the_compact_listing_as_measured_not_30_tokens_a_tool() -> None:
+    """A listing of 50 tools at 50 tokens each does not fit 2,000 tokens, though 50 x 30 would."""
+    budget = Budget(context_window=10_000)
+    plan = choose("auto", budget, tools=50, direct=9_999, compact=2_500, routed=200)
+    assert (plan.mode, plan.compact_counted) == ("routed", 2_500)
+    assert plan.reason == "not even the compact listing fits: 2500 tokens measured > budget 2000"
+    forced = choose("auto", Budget(10_000, compact_tokens_per_tool=30), 50, 9_999, 2_500, 200)
+    assert (forced.mode, forced.compact_counted) == ("compact", 1_500)  # the caller's own figure still rules
+    assert forced.reason.endswith("the compact listing does: 50 x 30 = 1500 tokens (compact_tokens_per_tool)")
+    assert "counted as 50 x 30 = 1500 tokens" in str(forced) and "counted as" not in str(plan)
+    with pytest.raises(ValueError, match="compact_tokens_per_tool must be > 0"):
+        Budget(compact_tokens_per_tool=0)
+
+
 def test_plan_shows_the_figures() -> None:
     entries = corpus_entries()
     ts = ToolSet(Catalog(entries), mode="auto", budget=Budget(context_window=128_000))
     plan = ts.plan()
-    assert plan.mode == "compact"  # 527 tools: far over 40, and 527 x 30 = 15,810 <= 25,600
+    compact = tokens([*(compact_spec(e) for e in ts.catalog.entries), GET_TOOL_SCHEMA])
+    assert plan.mode == "compact"  # 527 tools: far over 40, and the listing's 20,352 tokens <= 25,600
+    assert plan.compact_tokens == plan.compact_counted == compact <= 25_600
     assert plan.direct_tokens == tokens([full_spec(e) for e in ts.catalog.entries]) > 25_600
     text = str(plan)
     assert "budget: 25600 tokens = context window 128000 x 0.2" in text
     assert f"direct:  {plan.direct_tokens:>7} tokens" in text
-    assert "527 x 30" in text
+    assert f"compact: {compact:>7} tokens measured ({compact / 527:.1f} a tool, with get_tool_schema)" in text
+    assert f"the compact listing does: {compact} tokens measured" in plan.reason
+    # 100k: the listing (20,352) exceeds 20,000; the old rule counted 527 x 30 = 15,810 and chose compact
+    assert ToolSet(Catalog(entries), budget=Budget(context_window=100_000)).mode == "routed"
     assert ToolSet(Catalog(entries), budget=Budget(context_window=32_000)).mode == "routed"
 
 

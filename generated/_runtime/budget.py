@@ -19,7 +19,6 @@ DEFAULT_RATIO = 0.20
 DEFAULT_TOOL_LIMIT = (
     40  # above this many tools, models pick worse from a flat list (seed 000)
 )
-COMPACT_TOKENS_PER_TOOL = 30
 MATERIALIZE_CAPS = {
     "small": 2,
     "medium": 5,
@@ -34,15 +33,22 @@ class Budget:
     context_window: int = DEFAULT_CONTEXT_WINDOW
     ratio: float = DEFAULT_RATIO
     tool_limit: int = DEFAULT_TOOL_LIMIT
-    compact_tokens_per_tool: int = COMPACT_TOKENS_PER_TOOL
+    # None: compact mode is judged by its listing as measured; a number counts each tool as that
+    # many tokens instead (seed 004's rule of thumb was 30), e.g. for a tokenizer denser than json/4.
+    compact_tokens_per_tool: int | None = None
 
     def __post_init__(self) -> None:
         if self.context_window <= 0 or not 0 < self.ratio <= 1 or self.tool_limit < 0:
             raise ValueError(
                 "context_window must be > 0, ratio in (0, 1] and tool_limit >= 0"
             )
-        if self.compact_tokens_per_tool <= 0:
-            raise ValueError("compact_tokens_per_tool must be > 0")
+        if (
+            self.compact_tokens_per_tool is not None
+            and self.compact_tokens_per_tool <= 0
+        ):
+            raise ValueError(
+                "compact_tokens_per_tool must be > 0 (or None: the listing as measured)"
+            )
 
     @property
     def tokens(self) -> int:
@@ -65,22 +71,41 @@ class Plan:
     routed_tokens: int  # the meta-tools alone
 
     @property
-    def compact_estimate(self) -> int:
-        """What the rule counts for compact mode: about 30 tokens a tool."""
-        return self.tools * self.budget.compact_tokens_per_tool
+    def compact_counted(self) -> int:
+        """What the rule counts for compact mode: the listing as measured, or tools x the caller's figure."""
+        return _compact_rule(self.budget, self.tools, self.compact_tokens)[0]
 
     def __str__(self) -> str:
         b = self.budget
+        per_tool = (
+            f"{self.compact_tokens / self.tools:.1f} a tool"
+            if self.tools
+            else "no tools"
+        )
+        _, counted_as = _compact_rule(b, self.tools, self.compact_tokens)
+        counted = (
+            "" if b.compact_tokens_per_tool is None else f"; counted as {counted_as}"
+        )
         rows = [
             f"mode: {self.mode} ({'chosen by auto' if self.requested == 'auto' else 'forced'}): {self.reason}",
             f"tools: {self.tools} (direct when at most {b.tool_limit})",
             f"budget: {b.tokens} tokens = context window {b.context_window} x {b.ratio:g}",
             f"direct:  {self.direct_tokens:>7} tokens (full schemas)",
-            f"compact: {self.compact_tokens:>7} tokens measured, {self.compact_estimate} by the rule "
-            f"({self.tools} x {b.compact_tokens_per_tool})",
+            f"compact: {self.compact_tokens:>7} tokens measured ({per_tool}, with get_tool_schema){counted}",
             f"routed:  {self.routed_tokens:>7} tokens (meta-tools only, plus materialized tools)",
         ]
         return "\n".join(rows)
+
+
+def _compact_rule(budget: Budget, tools: int, measured: int) -> tuple[int, str]:
+    """What auto counts for compact mode, and how to say it."""
+    if budget.compact_tokens_per_tool is None:
+        return measured, f"{measured} tokens measured"
+    counted = tools * budget.compact_tokens_per_tool
+    return (
+        counted,
+        f"{tools} x {budget.compact_tokens_per_tool} = {counted} tokens (compact_tokens_per_tool)",
+    )
 
 
 def choose(
@@ -91,7 +116,7 @@ def choose(
     compact: int,
     routed: int,
 ) -> Plan:
-    """Direct if the full schemas fit the budget and the count limit, compact if ~30 tokens a tool fit, else routed."""
+    """Direct if the full schemas fit the budget and the count limit, compact if its listing fits, else routed."""
     if requested not in MODES:
         raise ValueError(f"unknown mode {requested!r}; use one of {', '.join(MODES)}")
     if requested != "auto":
@@ -105,19 +130,23 @@ def choose(
             compact,
             routed,
         )
-    estimate = tools * budget.compact_tokens_per_tool
+    counted, counted_as = _compact_rule(budget, tools, compact)
     if direct <= budget.tokens and tools <= budget.tool_limit:
         mode: Mode = "direct"
         reason = f"full schemas ({direct} tokens) fit the budget ({budget.tokens}) and {tools} <= {budget.tool_limit} tools"
-    elif estimate <= budget.tokens:
+    elif counted <= budget.tokens:
         mode = "compact"
         why = (
             f"{tools} tools > limit {budget.tool_limit}"
             if tools > budget.tool_limit
             else "they exceed the budget"
         )
-        reason = f"full schemas do not fit ({why}); {tools} x {budget.compact_tokens_per_tool} = {estimate} tokens do"
+        reason = (
+            f"full schemas do not fit ({why}); the compact listing does: {counted_as}"
+        )
     else:
         mode = "routed"
-        reason = f"not even names fit: {estimate} tokens > budget {budget.tokens}"
+        reason = (
+            f"not even the compact listing fits: {counted_as} > budget {budget.tokens}"
+        )
     return Plan(mode, "auto", reason, tools, budget, direct, compact, routed)

@@ -329,16 +329,26 @@ def show(options: Options, servers: tuple[str, ...], context_window: int, fmt: s
 @click.option("--transport", type=click.Choice(["stdio", "http"]), default="stdio", show_default=True)
 @click.option("--host", default="127.0.0.1", show_default=True, help="HTTP only; anything but loopback is exposed.")
 @click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True, help="HTTP only; 0: any.")
+@click.option(
+    "--ranker", type=click.Choice(["bm25", "hybrid"]), default="bm25", show_default=True, help="hybrid needs wordllama."
+)
 @click.pass_obj
 def serve(
-    options: Options, servers: tuple[str, ...], mode: str, context_window: int, transport: str, host: str, port: int
+    options: Options,
+    servers: tuple[str, ...],
+    mode: str,
+    context_window: int,
+    transport: str,
+    host: str,
+    port: int,
+    ranker: str,
 ) -> None:
     """Serve the reviewed tools over MCP, calls forwarded under pinning."""
     from mcpvend.serve import ServeOptions
     from mcpvend.serve import serve as run_serve
 
     chosen = ServeOptions(
-        servers, cast("RequestedMode", mode), context_window, cast("Transport", transport), host, port
+        servers, cast("RequestedMode", mode), context_window, cast("Transport", transport), host, port, ranker
     )
     try:
         run_serve(_load(options), chosen, announce=lambda line: click.echo(line, err=True))

@@ -61,6 +61,7 @@ class ServeOptions:
     transport: Transport = "stdio"
     host: str = LOOPBACK
     port: int = 8000
+    ranker: str = "bm25"  # search_tools' ranking: "bm25" or "hybrid" (needs wordllama)
 
 
 def serve(config: Config, options: ServeOptions, announce: Callable[[str], None]) -> None:
@@ -91,6 +92,7 @@ def load_toolset(config: Config, options: ServeOptions) -> ToolSet:
             mode=options.mode,
             context_window=options.context_window,
             max_materialized=0,
+            ranker=options.ranker,
             env=env,
             headers=headers,
             cwd=str(config.base_dir),

@@ -20,6 +20,7 @@ RUNTIME_MODULES = (
     "pool.py",
     "results.py",
     "search.py",
+    "semantic.py",
     "specs.py",
     "targets.py",
     "tools.py",

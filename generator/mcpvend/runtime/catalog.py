@@ -16,17 +16,38 @@ from typing import Any
 
 from .names import provider_names
 from .search import BM25Ranker, Ranker, SearchDocument
+from .semantic import hybrid
 
 SUMMARY_CHARS = 120
-RankerFactory = Callable[[Sequence[SearchDocument]], Ranker]  # a semantic ranker plugs in here
+RankerFactory = Callable[[Sequence[SearchDocument]], Ranker]
+RANKERS = ("bm25", "hybrid")
 _SENTENCE_END = re.compile("(?<=[.!?])\\s|(?<=[\u3002\uff01\uff1f])")  # CJK full stops need no space
 
 
+def ranker_factory(ranker: RankerFactory | str | None) -> RankerFactory:
+    """A ranker by name (`bm25`, the default, or `hybrid`, which needs wordllama), or the factory given."""
+    if ranker is None or ranker == "bm25":
+        return BM25Ranker
+    if ranker == "hybrid":
+        return hybrid()
+    if isinstance(ranker, str) or not callable(ranker):
+        raise ValueError(f"unknown ranker {ranker!r}; use one of {', '.join(RANKERS)}, or a factory of a Ranker")
+    return ranker
+
+
 def summary(description: str | None, limit: int = SUMMARY_CHARS) -> str:
-    """The one line a compact listing shows: the first sentence of the first paragraph, cut at `limit`."""
+    """One line for a listing: the first sentence of the first paragraph, at most `limit` characters.
+
+    A longer sentence is cut at the last space that keeps at least half of it (text with no
+    spaces, such as Chinese, at `limit`), and ends with "…" so the model knows there is more.
+    """
     text = " ".join((description or "").strip().split("\n\n")[0].split())
     text = _SENTENCE_END.split(text, maxsplit=1)[0]
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+    if len(text) <= limit:
+        return text
+    head = text[: limit - 1]
+    space = head.rfind(" ")
+    return (head[:space] if space >= limit // 2 else head).rstrip(" ,;:-") + "…"
 
 
 @dataclass(frozen=True)
@@ -117,7 +138,7 @@ class Catalog:
         servers: Sequence[str] | None = None,
         bundles: Mapping[str, Sequence[str]] | None = None,
         tool_filter: Filter | None = None,
-        ranker: RankerFactory | None = None,
+        ranker: RankerFactory | str | None = None,
     ) -> None:
         tool_filter = tool_filter or Filter()
         kept = [e for e in entries if tool_filter.allows(e.server, e.name)]
@@ -141,7 +162,7 @@ class Catalog:
             self.categories[bundle] = Category(
                 bundle, "bundle", tuple(e.provider for e in self.entries if wanted.allows(e.server, e.name))
             )
-        self._ranker_factory: RankerFactory = ranker or BM25Ranker
+        self._ranker_factory = ranker_factory(ranker)
 
     def resolve(self, name: str) -> Entry | None:
         """The tool a model meant: its provider name, `server.tool`, `server/tool`, or a bare wire name.

@@ -127,6 +127,15 @@ def stem(word: str) -> str:
     return word[:-1] if word.endswith("e") and len(word) >= 4 else word
 
 
+def words(text: str) -> str:
+    """A tool name as words, for a reader or an embedding model: "getUserID" -> "get user id".
+
+    Split as `tokenize` splits, but nothing dropped or stemmed: a model knows "creating".
+    """
+    pieces = (m.group() for m in _PIECE.finditer(_fold(text)))
+    return " ".join(w.casefold() for piece in pieces for w in (_CAMEL.findall(piece) if piece.isascii() else [piece]))
+
+
 def tokenize(text: str) -> list[str]:
     """Search terms of any text, in order: the same function for tools and for queries.
 

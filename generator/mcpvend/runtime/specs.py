@@ -8,15 +8,17 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
-from .catalog import Entry
+from .catalog import Entry, summary
 
 Format = Literal["openai", "anthropic", "mcp"]
 FORMATS: tuple[Format, ...] = ("openai", "anthropic", "mcp")
 Mode = Literal["direct", "compact", "routed"]
 CHARS_PER_TOKEN = 4  # the estimate seed 004 uses: len(json.dumps(spec)) // 4
+COMPACT_TOKENS = 40  # what one tool costs in a compact listing at most, unless its name alone nearly does
+COMPACT_MIN_CHARS = 24  # of description, which a tool keeps in a compact listing however long its name
 # Compact mode lists a tool without its schema; the model may still call it with any object.
 OPEN_OBJECT: Mapping[str, Any] = {"type": "object"}
 
@@ -67,8 +69,14 @@ def full_spec(entry: Entry) -> ToolSpec:
 
 
 def compact_spec(entry: Entry) -> ToolSpec:
-    """Compact mode: name and one line; `get_tool_schema` gives the rest when the model needs it."""
-    return ToolSpec(name=entry.provider, description=entry.summary, input_schema=OPEN_OBJECT)
+    """Compact mode: name and one line; `get_tool_schema` gives the rest when the model needs it.
+
+    The line is the description's first sentence, cut to what the name and the JSON around it
+    leave of `COMPACT_TOKENS`: a short name leaves room for more words.
+    """
+    bare = ToolSpec(name=entry.provider, description="", input_schema=OPEN_OBJECT)
+    room = (COMPACT_TOKENS - tokens([bare])) * CHARS_PER_TOKEN
+    return replace(bare, description=summary(entry.description, max(room, COMPACT_MIN_CHARS)))
 
 
 def _schema(properties: Mapping[str, Any], required: Sequence[str] = ()) -> dict[str, Any]:

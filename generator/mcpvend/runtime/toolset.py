@@ -312,7 +312,7 @@ class PackageToolsets:
         context_window: int = Budget.context_window,
         budget_ratio: float = Budget.ratio,
         tool_limit: int = Budget.tool_limit,
-        compact_tokens_per_tool: int = Budget.compact_tokens_per_tool,
+        compact_tokens_per_tool: int | None = Budget.compact_tokens_per_tool,
         model_size: ModelSize = "medium",
         max_materialized: int | None = None,
         allow: Sequence[str] = (),
@@ -328,7 +328,7 @@ class PackageToolsets:
         errlog: TextIO | None = None,
         max_result_chars: int = DEFAULT_MAX_CHARS,
         media_dir: str | None = None,
-        ranker: RankerFactory | None = None,
+        ranker: RankerFactory | str | None = None,
     ) -> ToolSet:
         """A toolset over `servers` (default: all), nothing started until the model calls a tool.
 
