@@ -159,7 +159,7 @@ def test_spec_formats() -> None:
     }
     with pytest.raises(ValueError, match="unknown tool spec format 'gemini'"):
         spec.render("gemini")  # type: ignore[arg-type]
-    assert compact_spec(entry).input_schema == {"type": "object"}
+    assert compact_spec(entry).input_schema == {"type": "object", "additionalProperties": True}
 
 
 def test_modes_give_the_specs_they_promise() -> None:

@@ -21,6 +21,8 @@ RUNTIME_MODULES = (
     "results.py",
     "search.py",
     "specs.py",
+    "strict.py",
+    "strict_rules.py",
     "targets.py",
     "tools.py",
     "toolset.py",

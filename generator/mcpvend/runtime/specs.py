@@ -13,12 +13,13 @@ from typing import Any, Literal
 
 from .catalog import Entry
 
-Format = Literal["openai", "anthropic", "mcp"]
-FORMATS: tuple[Format, ...] = ("openai", "anthropic", "mcp")
+Format = Literal["openai", "openai-responses", "anthropic", "mcp"]
+FORMATS: tuple[Format, ...] = ("openai", "openai-responses", "anthropic", "mcp")
 Mode = Literal["direct", "compact", "routed"]
 CHARS_PER_TOKEN = 4  # the estimate seed 004 uses: len(json.dumps(spec)) // 4
-# Compact mode lists a tool without its schema; the model may still call it with any object.
-OPEN_OBJECT: Mapping[str, Any] = {"type": "object"}
+# Compact mode lists a tool without its schema; the model may still call it with any object. Open on
+# purpose, and it says so: frameworks close an object that does not (then only `{}` can be sent).
+OPEN_OBJECT: Mapping[str, Any] = {"type": "object", "additionalProperties": True}
 
 
 @dataclass(frozen=True)
@@ -32,12 +33,16 @@ class ToolSpec:
     output_schema: Mapping[str, Any] | None = None
     annotations: Mapping[str, Any] | None = None
 
-    def render(self, fmt: Format) -> dict[str, Any]:
+    def render(self, fmt: Format, *, strict: bool = False) -> dict[str, Any]:
+        """`strict`: the input schema is in the provider's strict form (see `strict.py`), and the spec says so."""
+        flag = {"strict": True} if strict else {}
+        function = {"name": self.name, "description": self.description, "parameters": dict(self.input_schema)}
         if fmt == "openai":
-            function = {"name": self.name, "description": self.description, "parameters": dict(self.input_schema)}
-            return {"type": "function", "function": function}
+            return {"type": "function", "function": {**function, **flag}}
+        if fmt == "openai-responses":  # Responses makes a tool strict if it can, unless told: always say
+            return {"type": "function", **function, "strict": strict}
         if fmt == "anthropic":
-            return {"name": self.name, "description": self.description, "input_schema": dict(self.input_schema)}
+            return {"name": self.name, "description": self.description, "input_schema": dict(self.input_schema), **flag}
         if fmt == "mcp":
             spec: dict[str, Any] = {"name": self.name}
             if self.title is not None:
@@ -119,7 +124,10 @@ META_TOOLS: tuple[ToolSpec, ...] = (
         "call_tool",
         "Call a tool by name with its arguments (see get_tool_schema for what they must be).",
         _schema(
-            {"name": _NAME, "arguments": {"type": "object", "description": "The tool's arguments."}},
+            {
+                "name": _NAME,
+                "arguments": {"type": "object", "description": "The tool's arguments.", "additionalProperties": True},
+            },
             ["name"],
         ),
     ),
