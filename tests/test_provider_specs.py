@@ -1,8 +1,8 @@
 """Tool specs are plain dicts, yet exactly what the official `openai` and `anthropic` packages accept.
 
 The runtime must not depend on a provider SDK, so the check lives here: every spec of every mode,
-for this repo's servers and for the 527-tool corpus, validated against the SDKs' own parameter
-types (TypedDicts), with no key those types do not declare.
+plain and strict, for this repo's servers and for the 527-tool corpus, validated against the SDKs'
+own parameter types (TypedDicts), with no key those types do not declare.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from anthropic.types import ToolParam, ToolResultBlockParam
 from openai.types.chat import ChatCompletionToolMessageParam, ChatCompletionToolParam
+from openai.types.responses import FunctionToolParam
 from openai.types.shared_params import FunctionDefinition
 from pydantic import TypeAdapter
 
@@ -42,10 +43,15 @@ def toolsets() -> list[ToolSet]:
     return sets
 
 
-@pytest.mark.parametrize("ts", toolsets(), ids=MODES)
-def test_openai_specs_match_the_sdk_types(ts: ToolSet) -> None:
+TOOLSETS = toolsets()
+STRICT = (False, True)
+
+
+@pytest.mark.parametrize("strict", STRICT, ids=["plain", "strict"])
+@pytest.mark.parametrize("ts", TOOLSETS, ids=MODES)
+def test_openai_specs_match_the_sdk_types(ts: ToolSet, strict: bool) -> None:
     adapter = TypeAdapter(ChatCompletionToolParam)
-    specs = ts.tool_specs("openai")
+    specs = ts.tool_specs("openai", strict=strict)
     assert len(specs) >= 5
     for spec in specs:
         adapter.validate_python(spec)
@@ -53,15 +59,31 @@ def test_openai_specs_match_the_sdk_types(ts: ToolSet) -> None:
         check_keys(spec["function"], FunctionDefinition)
         assert PROVIDER_NAME.match(spec["function"]["name"])
         assert spec["function"]["parameters"]["type"] == "object"
+    assert any(s["function"].get("strict") for s in specs) is strict
 
 
-@pytest.mark.parametrize("ts", toolsets(), ids=MODES)
-def test_anthropic_specs_match_the_sdk_types(ts: ToolSet) -> None:
+@pytest.mark.parametrize("strict", STRICT, ids=["plain", "strict"])
+@pytest.mark.parametrize("ts", TOOLSETS, ids=MODES)
+def test_openai_responses_specs_match_the_sdk_types(ts: ToolSet, strict: bool) -> None:
+    adapter = TypeAdapter(FunctionToolParam)
+    specs = ts.tool_specs("openai-responses", strict=strict)
+    for spec in specs:
+        adapter.validate_python(spec)
+        check_keys(spec, FunctionToolParam)
+        assert PROVIDER_NAME.match(spec["name"]) and spec["parameters"]["type"] == "object"
+    assert any(s["strict"] for s in specs) is strict
+
+
+@pytest.mark.parametrize("strict", STRICT, ids=["plain", "strict"])
+@pytest.mark.parametrize("ts", TOOLSETS, ids=MODES)
+def test_anthropic_specs_match_the_sdk_types(ts: ToolSet, strict: bool) -> None:
     adapter = TypeAdapter(ToolParam)
-    for spec in ts.tool_specs("anthropic"):
+    specs = ts.tool_specs("anthropic", strict=strict)
+    for spec in specs:
         adapter.validate_python(spec)
         check_keys(spec, ToolParam)
         assert PROVIDER_NAME.match(spec["name"])
+    assert any(s.get("strict") for s in specs) is strict
 
 
 def test_the_types_catch_a_bad_spec() -> None:
@@ -70,6 +92,8 @@ def test_the_types_catch_a_bad_spec() -> None:
         TypeAdapter(ToolParam).validate_python({"input_schema": {"type": "object"}})
     with pytest.raises(AssertionError):
         check_keys({"name": "x", "input_schema": {}, "inputSchema": {}}, ToolParam)
+    with pytest.raises(ValueError, match="strict"):  # the Responses type requires the strict flag
+        TypeAdapter(FunctionToolParam).validate_python({"type": "function", "name": "x", "parameters": {}})
 
 
 def test_result_messages_match_the_sdk_types() -> None:

@@ -14,16 +14,21 @@ from typing import Any, Literal
 
 from .catalog import Entry, summary
 
-Format = Literal["openai", "anthropic", "mcp"]
-FORMATS: tuple[Format, ...] = ("openai", "anthropic", "mcp")
+Format = Literal["openai", "openai-responses", "anthropic", "mcp"]
+FORMATS: tuple[Format, ...] = ("openai", "openai-responses", "anthropic", "mcp")
 Mode = Literal["direct", "compact", "routed"]
 CHARS_PER_TOKEN = 4  # the estimate seed 004 uses: len(json.dumps(spec)) // 4
 COMPACT_TOKENS = 40  # what one tool costs in a compact listing at most, unless its name alone nearly does
 COMPACT_MIN_CHARS = (
     24  # of description, which a tool keeps in a compact listing however long its name
 )
-# Compact mode lists a tool without its schema; the model may still call it with any object.
+# Compact mode lists a tool without its schema; the model may still call it with any object. That is
+# open by JSON Schema's own rule, and providers send it as it is; but a framework or a strict mode
+# closes an object that does not say it is open (then only `{}` can be sent), so wherever one of them
+# may see it, it says so (`OPEN_ARGUMENTS`). The plain listing keeps the short form: each compact tool
+# would otherwise cost 7 tokens more, most of what a one-line description leaves (issue 18).
 OPEN_OBJECT: Mapping[str, Any] = {"type": "object"}
+OPEN_ARGUMENTS: Mapping[str, Any] = {"type": "object", "additionalProperties": True}
 
 
 @dataclass(frozen=True)
@@ -37,19 +42,26 @@ class ToolSpec:
     output_schema: Mapping[str, Any] | None = None
     annotations: Mapping[str, Any] | None = None
 
-    def render(self, fmt: Format) -> dict[str, Any]:
+    def render(self, fmt: Format, *, strict: bool = False) -> dict[str, Any]:
+        """`strict`: the input schema is in the provider's strict form (see `strict.py`), and the spec says so."""
+        flag = {"strict": True} if strict else {}
+        function = {
+            "name": self.name,
+            "description": self.description,
+            "parameters": dict(self.input_schema),
+        }
         if fmt == "openai":
-            function = {
-                "name": self.name,
-                "description": self.description,
-                "parameters": dict(self.input_schema),
-            }
-            return {"type": "function", "function": function}
+            return {"type": "function", "function": {**function, **flag}}
+        if (
+            fmt == "openai-responses"
+        ):  # Responses makes a tool strict if it can, unless told: always say
+            return {"type": "function", **function, "strict": strict}
         if fmt == "anthropic":
             return {
                 "name": self.name,
                 "description": self.description,
                 "input_schema": dict(self.input_schema),
+                **flag,
             }
         if fmt == "mcp":
             spec: dict[str, Any] = {"name": self.name}
@@ -160,7 +172,7 @@ META_TOOLS: tuple[ToolSpec, ...] = (
         _schema(
             {
                 "name": _NAME,
-                "arguments": {"type": "object", "description": "The tool's arguments."},
+                "arguments": {**OPEN_ARGUMENTS, "description": "The tool's arguments."},
             },
             ["name"],
         ),

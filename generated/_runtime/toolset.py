@@ -13,6 +13,7 @@ import functools
 import importlib
 import json
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from types import TracebackType
 from typing import Any, Literal, TextIO
 
@@ -37,6 +38,7 @@ from .specs import (
     full_spec,
     tokens,
 )
+from .strict import drop_nulls, strict_reports, strict_specs
 from .tools import from_wire
 
 ModelSize = Literal["small", "medium", "large"]
@@ -86,8 +88,8 @@ class ToolSet:
     # --- what the model sees ---------------------------------------------------------------
 
     def plan(self) -> Plan:
-        """The mode and the token figures it was chosen from (`print(ts.plan())` shows them)."""
-        return self._plan
+        """The mode, the token figures it was chosen from, and which tools each strict format cannot make strict."""
+        return replace(self._plan, strict=strict_reports(self.specs()))
 
     @property
     def mode(self) -> Mode:
@@ -108,8 +110,16 @@ class ToolSet:
             *(full_spec(self.catalog.by_provider[n]) for n in self.materialized),
         ]
 
-    def tool_specs(self, format: Format = "openai") -> list[dict[str, Any]]:
-        """The tools to hand the model, as plain dicts in the provider's format."""
+    def tool_specs(
+        self, format: Format = "openai", *, strict: bool = False
+    ) -> list[dict[str, Any]]:
+        """The tools to hand the model, as plain dicts in the provider's format.
+
+        `strict=True` ("openai", "openai-responses", "anthropic"): each tool in the provider's strict
+        form where it has one, the others as usual (`plan()` names them); `call` maps the nulls back.
+        """
+        if strict:
+            return strict_specs(self.specs(), format)[0]
         return [spec.render(format) for spec in self.specs()]
 
     def search(self, query: str, limit: int = 10) -> list[Entry]:
@@ -157,6 +167,7 @@ class ToolSet:
 
     async def _meta(self, name: str, arguments: Mapping[str, Any]) -> ModelResult:
         spec = _META[name]
+        arguments = drop_nulls(spec.input_schema, arguments)
         problem = self._invalid(spec.input_schema, arguments)
         if problem:
             return self._error(
@@ -228,6 +239,9 @@ class ToolSet:
         entry, problem = self._lookup(name)
         if entry is None:
             return self._error(problem)
+        arguments = drop_nulls(
+            entry.input_schema, arguments
+        )  # a strict call's placeholder nulls
         problem = self._invalid(entry.input_schema, arguments) or self._model_problem(
             entry, arguments
         )

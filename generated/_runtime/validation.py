@@ -41,7 +41,8 @@ def _by_content(schema_json: bytes) -> Validator:
     return cls(schema)
 
 
-def _validator(schema: Mapping[str, Any]) -> Validator:
+def compiled(schema: Mapping[str, Any]) -> Validator:
+    """The validator of `schema`, compiled once (raises what jsonschema raises for a broken schema)."""
     hit = _by_identity.get(id(schema))
     if hit is not None and hit[0] is schema:
         return hit[1]
@@ -60,7 +61,7 @@ def problem(schema: Mapping[str, Any], instance: Any) -> str | None:
     Raises `SchemaUnusable` when the schema cannot be used at all.
     """
     try:
-        error = best_match(_validator(schema).iter_errors(instance))
+        error = best_match(compiled(schema).iter_errors(instance))
     except (
         Exception
     ) as exc:  # noqa: BLE001 - SchemaError, an unresolvable $ref, a bad pattern: all one answer

@@ -22,6 +22,8 @@ RUNTIME_MODULES = (
     "search.py",
     "semantic.py",
     "specs.py",
+    "strict.py",
+    "strict_rules.py",
     "targets.py",
     "tools.py",
     "toolset.py",

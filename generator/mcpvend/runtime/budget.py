@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from .specs import Mode
+from .strict import StrictReport
 
 RequestedMode = Literal["auto", "direct", "compact", "routed"]
 MODES: tuple[RequestedMode, ...] = ("auto", "direct", "compact", "routed")
@@ -53,6 +54,7 @@ class Plan:
     direct_tokens: int  # every tool with its full schema
     compact_tokens: int  # every tool by name and one line, plus get_tool_schema (measured)
     routed_tokens: int  # the meta-tools alone
+    strict: tuple[StrictReport, ...] = ()  # per strict format: the tools it cannot send strict, and why
 
     @property
     def compact_counted(self) -> int:
@@ -71,6 +73,7 @@ class Plan:
             f"direct:  {self.direct_tokens:>7} tokens (full schemas)",
             f"compact: {self.compact_tokens:>7} tokens measured ({per_tool}, with get_tool_schema){counted}",
             f"routed:  {self.routed_tokens:>7} tokens (meta-tools only, plus materialized tools)",
+            *map(str, self.strict),
         ]
         return "\n".join(rows)
 

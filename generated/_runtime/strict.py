@@ -1,0 +1,462 @@
+# Part of the mcpvend runtime, vendored by `mcpvend generate`. Do not edit.
+"""Strict tool specs: each reviewed schema rewritten into a provider's strict subset, and the way back.
+
+Strict mode makes the provider's sampler follow the schema (no wrong type, no misspelt key),
+but takes only a subset of JSON Schema (`strict_rules`). The rewrite loses no instance the
+reviewed schema accepts: objects that name their properties are closed; for OpenAI, optional
+properties become required and nullable (Anthropic takes optional ones as they are, and would
+count each nullable type against its limit of 16 union types a request); `$ref`s are inlined;
+a keyword the provider rejects moves into the description, so the model still reads it, and
+`ToolSet.call` still checks it against the reviewed schema. What the subset cannot say without
+losing instances (an object that accepts any keys, a value of any type, recursion, `allOf`,
+tuples) is not rewritten: that tool is sent non-strict, and `plan()` names it and why.
+
+`drop_nulls` is the way back: a `null` the model sent for an optional property whose reviewed
+schema does not accept null is dropped before validation, so the server never sees it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+from urllib.parse import unquote
+
+from . import strict_rules as rules
+from . import validation
+from .specs import OPEN_ARGUMENTS, OPEN_OBJECT, Format, ToolSpec
+
+STRICT_FORMATS: tuple[Format, ...] = ("openai", "openai-responses", "anthropic")
+PROVIDERS: Mapping[str, rules.Provider] = {
+    "openai": "openai",
+    "openai-responses": "openai",
+    "anthropic": "anthropic",
+}
+_SILENT = frozenset(
+    {
+        "$schema",
+        "$id",
+        "$comment",
+        "$anchor",
+        "$dynamicAnchor",
+        "$vocabulary",
+        "$defs",
+        "definitions",
+    }
+)
+_OBJECT = ("properties", "required", "additionalProperties")
+_MAX_NODES = 10_000  # a `$ref` fan-out that would expand past this is not rewritten
+_MAX_SHOWN = 3
+
+
+class NotStrict(Exception):
+    """The schema cannot be said in the provider's strict subset without losing what it accepts."""
+
+
+def strict_schema(
+    schema: Mapping[str, Any], provider: rules.Provider
+) -> dict[str, Any]:
+    """`schema` in `provider`'s strict form; raises `NotStrict` (with where and why) if it has none."""
+    if schema.get("type") != "object":
+        raise NotStrict("$ is not a plain object")
+    result = _Rewrite(schema, provider).node(schema, "$", ())
+    problems = rules.violations(result, provider)
+    if (
+        problems
+    ):  # a last check: a schema the provider would refuse is never sent strict
+        raise NotStrict(problems[0])
+    return result
+
+
+class _Rewrite:
+    def __init__(self, root: Mapping[str, Any], provider: rules.Provider) -> None:
+        self.root = root
+        self.provider: rules.Provider = provider
+        self.count = 0
+
+    def node(
+        self, node: Any, path: str, refs: tuple[str, ...], kind: Any = None
+    ) -> dict[str, Any]:
+        """`node` in strict form; `kind` is the `type` of the node whose anyOf branch this is."""
+        self.count += 1
+        if self.count > _MAX_NODES:
+            raise NotStrict(f"{path}: the schema expands past {_MAX_NODES} nodes")
+        if not isinstance(node, Mapping) or not node:
+            raise NotStrict(
+                f"{path} accepts {'no value' if node is False else 'any value'}"
+            )
+        while "$ref" in node:
+            node, refs = self._inline(node, path, refs)
+        if (
+            kind is not None
+            and not {"type", "enum", "const", "anyOf", "oneOf"} & node.keys()
+        ):
+            node = {"type": kind, **node}  # a branch without a type has its parent's
+        types = rules.type_names(node)
+        out: dict[str, Any] = {}
+        moved: dict[str, Any] = {}
+        for key, value in node.items():
+            if key in _SILENT:
+                continue
+            if key in ("title", "description"):
+                (out if isinstance(value, str) else moved)[key] = value
+            elif key == "type":
+                out[key] = value
+            elif key in ("enum", "const"):
+                values = value if key == "enum" else [value]
+                keep = (
+                    isinstance(values, list)
+                    and values
+                    and all(map(rules.scalar, values))
+                )
+                (out if keep else moved)[key] = value
+            elif key in ("anyOf", "oneOf"):
+                if "anyOf" in out or not isinstance(value, list) or not value:
+                    raise NotStrict(f"{path}: {key} beside anyOf, or empty")
+                out["anyOf"] = [
+                    self.node(b, f"{path}{{{key} {i}}}", refs, node.get("type"))
+                    for i, b in enumerate(value)
+                    if not _never(b)
+                ]
+            elif key in _OBJECT:
+                out[key] = None  # keeps its place; filled in below
+            elif key in ("patternProperties", "unevaluatedProperties"):
+                if value not in ({}, False):
+                    raise NotStrict(f"{path} accepts keys it does not name ({key})")
+            elif key == "items":
+                if not (isinstance(value, Mapping) and "array" in types):
+                    raise NotStrict(f"{path}: items must be one schema, on an array")
+                out[key] = self.node(value, f"{path}[]", refs)
+            elif key in ("allOf", "prefixItems"):
+                raise NotStrict(f"{path} uses {key}, which strict mode cannot keep")
+            elif key == "default" and value is None and self.provider == "openai":
+                continue  # every property is sent, null for "not given": a null default says nothing more
+            elif (key == "default" and self.provider == "anthropic") or rules.supported(
+                self.provider, key, value, types
+            ):
+                out[key] = value
+            else:
+                moved[key] = value
+        if not {"type", "enum", "const", "anyOf"} & out.keys():
+            raise NotStrict(f"{path} accepts any value")
+        if "object" in types:
+            self._object(node, out, path, refs, top=path == "$")
+        elif any(key in out for key in _OBJECT):
+            raise NotStrict(f"{path} has object keywords but is not an object")
+        if "array" in types and "items" not in out:
+            raise NotStrict(f"{path} is an array of any items")
+        if moved:
+            said = json.dumps(moved, ensure_ascii=False)
+            out["description"] = (
+                f"{out['description']}\n\n{said}" if out.get("description") else said
+            )
+        return out
+
+    def _inline(
+        self, node: Mapping[str, Any], path: str, refs: tuple[str, ...]
+    ) -> tuple[Mapping[str, Any], tuple[str, ...]]:
+        """The `$ref`'s target with the keywords beside the `$ref` (its chain followed by the caller)."""
+        ref = node["$ref"]
+        if not isinstance(ref, str) or not ref.startswith("#"):
+            raise NotStrict(f"{path}: $ref {ref!r} is not local")
+        if ref in refs:
+            raise NotStrict(f"{path} is recursive ($ref {ref!r})")
+        target = resolve(self.root, ref)
+        if target is None:
+            raise NotStrict(f"{path}: $ref {ref!r} does not resolve")
+        if not isinstance(target, Mapping):
+            raise NotStrict(f"{path}: $ref {ref!r} is the boolean schema {target!r}")
+        merged = dict(target)
+        for key, value in node.items():
+            if key == "$ref":
+                continue
+            if key in merged and merged[key] != value and key not in rules.ANNOTATIONS:
+                raise NotStrict(f"{path}: $ref {ref!r} beside a different {key!r}")
+            merged[key] = value
+        return merged, (*refs, ref)
+
+    def _object(
+        self,
+        node: Mapping[str, Any],
+        out: dict[str, Any],
+        path: str,
+        refs: tuple[str, ...],
+        *,
+        top: bool,
+    ) -> None:
+        properties = node.get("properties")
+        if properties is None and (top or node.get("additionalProperties") is False):
+            properties = {}  # a tool without arguments, or an object that must be empty
+        if (
+            not isinstance(properties, Mapping)
+            or node.get("additionalProperties", False) is not False
+        ):
+            raise NotStrict(f"{path} is an object that accepts keys it does not name")
+        required = node.get("required", [])
+        if not isinstance(required, list) or any(
+            name not in properties for name in required
+        ):
+            raise NotStrict(f"{path} requires a property it does not describe")
+        converted = {}
+        for name, sub in properties.items():
+            strict = self.node(sub, f"{path}.{name}", refs)
+            optional = name not in required and self.provider == "openai"
+            converted[name] = nullable(strict) if optional else strict
+        out["properties"] = converted
+        if self.provider == "openai":
+            out["required"] = list(converted)
+        elif required or "required" in out:
+            out["required"] = list(dict.fromkeys(required))
+        out["additionalProperties"] = False
+
+
+def _never(branch: Any) -> bool:
+    """A branch no value matches (`false`, or `{"not": {}}` as zod writes `undefined`): dropping it loses nothing."""
+    return branch is False or (
+        isinstance(branch, Mapping)
+        and len(branch) == 1
+        and branch.get("not") in ({}, True)
+    )
+
+
+def resolve(root: Any, ref: str) -> Any:
+    """The target of a local `$ref` (a JSON Pointer, percent-encoded), or None."""
+    target = root
+    for part in ref[1:].split("/")[1:] if ref != "#" else []:
+        key = unquote(part).replace("~1", "/").replace("~0", "~")
+        if isinstance(target, Mapping) and key in target:
+            target = target[key]
+        elif isinstance(target, list) and key.isdigit() and int(key) < len(target):
+            target = target[int(key)]
+        else:
+            return None
+    return target
+
+
+def _takes_null(node: Mapping[str, Any]) -> bool:
+    """Whether a schema in strict form accepts null (it holds no $ref, not, allOf: the keywords decide)."""
+    kind = node.get("type", "null")
+    return (
+        (kind == "null" or (isinstance(kind, list) and "null" in kind))
+        and (None in node.get("enum", [None]))
+        and node.get("const", None) is None
+        and (any(_takes_null(b) for b in node["anyOf"]) if "anyOf" in node else True)
+    )
+
+
+def nullable(node: dict[str, Any]) -> dict[str, Any]:
+    """`node` or null: a type list for scalars, a union with `{"type": "null"}` for the rest."""
+    if _takes_null(node):
+        return node
+    if "anyOf" in node and not {"type", "enum", "const"} & node.keys():
+        return {**node, "anyOf": [*node["anyOf"], {"type": "null"}]}
+    kind = node.get("type")
+    kinds = [kind] if isinstance(kind, str) else kind if isinstance(kind, list) else []
+    if (
+        not {"const", "anyOf"} & node.keys()
+        and not {"object", "array"} & set(kinds)
+        and (kinds or "enum" in node)
+    ):
+        out = {**node, "type": [*kinds, "null"]} if kinds else dict(node)
+        if "enum" in node:
+            out["enum"] = [*node["enum"], None]
+        return out
+    outer: dict[str, Any] = {k: node[k] for k in ("title", "description") if k in node}
+    return {
+        **outer,
+        "anyOf": [{k: v for k, v in node.items() if k not in outer}, {"type": "null"}],
+    }
+
+
+# --- the way back ---------------------------------------------------------------------------
+
+
+def drop_nulls(
+    schema: Mapping[str, Any], arguments: Mapping[str, Any]
+) -> Mapping[str, Any]:
+    """`arguments` without a null for an optional property whose schema does not accept null.
+
+    Anything else stays as the model sent it. A schema that cannot be compiled changes nothing
+    (validation then says what is wrong with it).
+    """
+    if not _has_null(arguments):
+        return arguments
+    try:
+        return _Back(schema, validation.compiled(schema)).value(schema, arguments, 0)  # type: ignore[no-any-return]
+    except (
+        Exception
+    ):  # noqa: BLE001 - a broken schema (bad $ref, bad pattern) is reported by validation, not here
+        return arguments
+
+
+def _has_null(value: Any) -> bool:
+    if isinstance(value, Mapping):
+        return any(v is None or _has_null(v) for v in value.values())
+    return isinstance(value, list) and any(v is None or _has_null(v) for v in value)
+
+
+class _Back:
+    """Walks the arguments and the reviewed schema together."""
+
+    def __init__(self, root: Mapping[str, Any], validator: Any) -> None:
+        self.root = root
+        self.validator = validator
+
+    def valid(self, schema: Any, value: Any) -> bool:
+        return bool(self.validator.evolve(schema=schema).is_valid(value))
+
+    def value(self, node: Any, value: Any, hops: int) -> Any:
+        if (
+            not isinstance(node, Mapping) or hops > 64
+        ):  # 64 schema hops on one value: a `$ref` loop
+            return value
+        if isinstance(node.get("$ref"), str):
+            value = self.value(resolve(self.root, node["$ref"]), value, hops + 1)
+        properties = node.get("properties")
+        if isinstance(value, Mapping) and isinstance(properties, Mapping):
+            required: list[Any] = (
+                node["required"] if isinstance(node.get("required"), list) else []
+            )
+            value = {
+                key: self.value(properties.get(key), item, 0)
+                for key, item in value.items()
+                if not (
+                    item is None
+                    and key in properties
+                    and key not in required
+                    and not self.valid(properties[key], None)
+                )
+            }
+        if isinstance(value, list) and isinstance(node.get("items"), Mapping):
+            value = [self.value(node["items"], item, 0) for item in value]
+        for branch in node.get("allOf") or []:
+            value = self.value(branch, value, hops + 1)
+        for key in ("anyOf", "oneOf"):
+            branches = node.get(key)
+            if isinstance(branches, list) and not any(
+                self.valid(b, value) for b in branches
+            ):
+                for branch in branches:
+                    candidate = self.value(branch, value, hops + 1)
+                    if self.valid(branch, candidate):
+                        value = candidate
+                        break
+        return value
+
+
+# --- specs ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class StrictReport:
+    """Which tools one format gets strict, and why the others are sent non-strict."""
+
+    format: str
+    strict: tuple[str, ...]
+    fallback: tuple[tuple[str, str], ...]  # (tool, why)
+
+    def __str__(self) -> str:
+        total = len(self.strict) + len(self.fallback)
+        line = f"strict {self.format}: {len(self.strict)} of {total} tools"
+        if not self.fallback:
+            return line
+        shown = "; ".join(f"{name} ({why})" for name, why in self.fallback[:_MAX_SHOWN])
+        more = (
+            f"; {len(self.fallback) - _MAX_SHOWN} more"
+            if len(self.fallback) > _MAX_SHOWN
+            else ""
+        )
+        return f"{line}; sent non-strict: {shown}{more}"
+
+
+def strict_specs(
+    specs: Sequence[ToolSpec], fmt: Format
+) -> tuple[list[dict[str, Any]], StrictReport]:
+    """The specs in `fmt`, each strict where it can be, and the report of those that are not."""
+    provider = PROVIDERS.get(fmt)
+    if provider is None:
+        raise ValueError(
+            f"strict specs are for {', '.join(STRICT_FORMATS)}, not {fmt!r}"
+        )
+    forms = _strict_forms(specs, provider)
+    rendered = [
+        (
+            _open(spec).render(fmt)
+            if form is None
+            else replace(spec, input_schema=form).render(fmt, strict=True)
+        )
+        for spec, (form, _) in zip(specs, forms, strict=True)
+    ]
+    return rendered, _report(fmt, specs, forms)
+
+
+def _open(spec: ToolSpec) -> ToolSpec:
+    """A compact placeholder, beside strict tools, says it is open: a framework would close it."""
+    return (
+        replace(spec, input_schema=OPEN_ARGUMENTS)
+        if spec.input_schema is OPEN_OBJECT
+        else spec
+    )
+
+
+def strict_reports(specs: Sequence[ToolSpec]) -> tuple[StrictReport, ...]:
+    """One report per strict format (each provider's rewrite done once)."""
+    forms = {
+        provider: _strict_forms(specs, provider) for provider in set(PROVIDERS.values())
+    }
+    return tuple(_report(fmt, specs, forms[PROVIDERS[fmt]]) for fmt in STRICT_FORMATS)
+
+
+def _report(
+    fmt: str, specs: Sequence[ToolSpec], forms: list[tuple[dict[str, Any] | None, str]]
+) -> StrictReport:
+    strict = tuple(
+        s.name for s, (form, _) in zip(specs, forms, strict=True) if form is not None
+    )
+    fallback = tuple(
+        (s.name, why)
+        for s, (form, why) in zip(specs, forms, strict=True)
+        if form is None
+    )
+    return StrictReport(fmt, strict, fallback)
+
+
+def _strict_forms(
+    specs: Sequence[ToolSpec], provider: rules.Provider
+) -> list[tuple[dict[str, Any] | None, str]]:
+    """Each spec's strict schema (or None and why), within the provider's per-request limits, in spec order."""
+    limits = rules.ANTHROPIC_REQUEST if provider == "anthropic" else {}
+    used = {"tools": 0, "optional": 0, "unions": 0}
+    forms: list[tuple[dict[str, Any] | None, str]] = []
+    for spec in specs:
+        if (
+            spec.input_schema is OPEN_OBJECT
+        ):  # compact mode's placeholder: made strict, it would take only `{}`
+            forms.append(
+                (
+                    None,
+                    "a compact listing: its arguments are open until get_tool_schema is read",
+                )
+            )
+            continue
+        try:
+            form = strict_schema(spec.input_schema, provider)
+        except NotStrict as exc:
+            forms.append((None, str(exc)))
+            continue
+        if limits:
+            optional, unions = rules.request_costs(form)
+            cost = {"tools": 1, "optional": optional, "unions": unions}
+            over = [k for k in limits if used[k] + cost[k] > limits[k]]
+            if over:
+                forms.append(
+                    (
+                        None,
+                        f"over the request's limit of {limits[over[0]]} strict {over[0]}",
+                    )
+                )
+                continue
+            used = {k: used[k] + cost[k] for k in used}
+        forms.append((form, ""))
+    return forms
