@@ -11,7 +11,7 @@
 - `filesystem`: server filesystem (14 tools)
 - `time`: server time (2 tools)
 
-`toolset(servers=[...], mode="auto")` hands these tools to an LLM (see `_runtime/toolset.py`).
+`toolset(servers=[...], mode="auto")` hands these tools to an LLM (see `_runtime/package.py`).
 Needs `mcp>=2.3,<2.4` at run time (and the pydantic it brings): the range mcpvend was tested with.
 """
 
@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ._runtime.toolset import PackageToolsets
+    from ._runtime.package import PackageToolsets
 
     toolset: PackageToolsets
 
@@ -35,7 +35,7 @@ SERVERS = (
 def __getattr__(name: str) -> Any:
     # `toolset` is made on first use, so that importing the package starts nothing and loads no SDK.
     if name == "toolset":
-        from ._runtime.toolset import PackageToolsets
+        from ._runtime.package import PackageToolsets
 
         return PackageToolsets(__name__, SERVERS)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

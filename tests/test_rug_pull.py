@@ -16,6 +16,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+import anyio
 import pytest
 
 from conftest import PY, SERVERS, free_port, locked_package, replay, wait_for_port, write_config, write_tools
@@ -144,3 +145,28 @@ async def test_over_http_the_tools_are_compared_again_once_the_pin_ttl_has_passe
             assert ("its description changed since review" in result.text) == refused
         finally:
             fault.write_text("ok")
+
+
+@pytest.fixture(scope="module")
+def modern_package(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ModuleType]:
+    root = tmp_path_factory.mktemp("rugpull-modern")
+    write_config(root, {"modern": {"command": PY, "args": [str(SERVERS / "modern_rugpull.py")]}})
+    with locked_package(root, "rugmodern") as module:
+        lockfile = (root / "lockfiles" / "modern.lock.json").read_text(encoding="utf-8")
+        assert '"protocolVersion": "2026-07-28"' in lockfile
+        yield module
+
+
+async def test_a_2026_server_publishes_its_change_on_a_listen_stream_and_the_tool_is_refused(
+    modern_package: ModuleType,
+) -> None:
+    """That protocol announces changes only to `subscriptions/listen` streams: the runtime holds one open."""
+    async with modern_package.toolset() as ts:
+        assert not (await ts.call("modern__fetch_page", PAGE)).is_error
+        pins = ts.pool.connections["modern"].pins
+        with anyio.fail_after(30):  # the event travels on its own stream, not ahead of the call's result
+            while pins.announced == 0:
+                await anyio.sleep(0.02)
+        refused = await ts.call("modern__fetch_page", PAGE)
+        assert refused.is_error and "refused: its description changed since review" in refused.text
+        assert (await ts.call("modern__echo", {"text": "still here"})).text == "still here"

@@ -91,8 +91,9 @@ async def test_routed_meta_tools_find_describe_and_call(generated: ModuleType) -
         assert [c["name"] for c in categories["categories"]] == list(UPSTREAMS)
         called = await client.call_tool("call_tool", {"name": names[0], "arguments": {"value": 0, "to": "kelvin"}})
         assert text(called) == "273.15 kelvin"
-        # Searching materializes nothing: the listing is the same for every client of the process.
-        assert [t.name for t in (await client.list_tools()).tools] == META
+        # The tools this conversation's search found join its listing (the only client of this process).
+        listed = [t.name for t in (await client.list_tools()).tools]
+        assert listed[:5] == META and "demo__convert_temperature" in listed[5:], listed
 
 
 async def test_the_hybrid_ranker_finds_what_shares_no_word_with_the_query() -> None:
@@ -251,3 +252,31 @@ def test_a_taken_port_is_a_clear_error(project: Path) -> None:
     with socket.create_server(("127.0.0.1", port)):
         run = mcpvend("serve", "demo", "--transport", "http", "--port", str(port), cwd=project, timeout=60)
     assert run.code == 2 and f"cannot listen on 127.0.0.1:{port}" in run.err, run.err
+
+
+async def test_each_client_conversation_lists_the_tools_its_own_searches_found() -> None:
+    """Routed mode over HTTP, two clients of one process: A's search adds to A's listing, announced to A alone."""
+    import mcp_types as types
+
+    announced: list[str] = []
+
+    async def heard(message: Any) -> None:
+        if isinstance(message, types.ToolListChangedNotification):
+            announced.append("A")
+
+    with http_server("time", "demo", "--mode", "routed") as (url, _):
+        async with (
+            Client(url, mode="legacy", cache=None, message_handler=heard) as a,
+            Client(url, mode="legacy", cache=None) as b,
+        ):
+            assert [t.name for t in (await a.list_tools()).tools] == META
+            found = json.loads(text(await a.call_tool("search_tools", {"query": "convert a temperature"})))
+            first = found["tools"][0]["name"]
+            listed = [t.name for t in (await a.list_tools()).tools]
+            assert listed[:5] == META and first in listed[5:], listed
+            assert [t.name for t in (await b.list_tools()).tools] == META  # B searched nothing
+            with anyio.fail_after(30):
+                while not announced:
+                    await anyio.sleep(0.02)
+            called = await a.call_tool(first, {"value": 0, "to": "kelvin"})
+            assert text(called) == "273.15 kelvin"

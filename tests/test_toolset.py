@@ -373,3 +373,15 @@ async def test_media_that_cannot_be_kept_is_an_error_result(generated: ModuleTyp
     async with generated.toolset(["everything"], media_dir=str(not_a_directory)) as ts:
         result = await ts.call("everything__get-tiny-image", {})
         assert result.is_error and "the result of 'everything__get-tiny-image' could not be kept:" in result.text
+
+
+async def test_session_views_share_the_servers_and_keep_their_own_found_tools(generated: ModuleType) -> None:
+    async with generated.toolset(["time", "demo"], mode="routed") as ts:
+        async with ts.session() as one, ts.session() as two:
+            await one.call("search_tools", {"query": "convert a temperature"})
+            assert one.materialized and not two.materialized and not ts.materialized
+            assert len(one.tool_specs()) > len(two.tool_specs()) == 5
+            assert not (await one.call("time__get_current_time", {"timezone": "UTC"})).is_error
+            started = ts.pool.connections["time"]._live
+        assert started is not None and not started.holder.done()  # closing the views stopped nothing
+        assert not (await two.call("time__get_current_time", {"timezone": "UTC"})).is_error

@@ -16,12 +16,13 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import anyio
 from mcp import Client
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from .connection import WireTap, list_tools_raw
 
@@ -31,6 +32,34 @@ COMPARED_FIELDS = ("description", "inputSchema", "outputSchema", "annotations")
 
 logger = logging.getLogger("mcpvend.pinning")
 _warned: set[tuple[str, str, str]] = set()
+
+
+async def watch_tool_changes(client: Client, announce: Callable[[], None]) -> None:
+    """Announce every tool-list change a 2026-07-28 server publishes, until cancelled.
+
+    Servers of that protocol send no `notifications/tools/list_changed` of their own accord: the
+    changes come on a `subscriptions/listen` stream, which this holds open. (Earlier protocols send
+    the notification; `open_client` hands it on.) A server that offers no stream, or drops it, is
+    left to the other re-checks.
+    """
+    capabilities = client.server_capabilities
+    offered = (
+        capabilities is not None
+        and capabilities.tools is not None
+        and capabilities.tools.list_changed
+    )
+    if client.protocol_version not in MODERN_PROTOCOL_VERSIONS or not offered:
+        return
+    try:
+        async with client.listen(tools_list_changed=True) as events:
+            async for _ in events:
+                announce()
+    except Exception:
+        logger.debug(
+            "server '%s' stopped publishing tool changes",
+            client.server_info,
+            exc_info=True,
+        )
 
 
 class DriftError(Exception):
@@ -125,6 +154,11 @@ class Pins:
 
     def announce(self) -> None:
         self._announced += 1
+
+    @property
+    def announced(self) -> int:
+        """How many changes the server has announced so far."""
+        return self._announced
 
     def refusal(self, tool: str) -> str | None:
         reason = self.refused.get(tool)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TextIO
@@ -27,9 +28,9 @@ from mcp import Client, MCPError
 
 from . import failures
 from .catalog import Entry
-from .connection import WireTap, call_tool, open_client
+from .connection import WireTap, beside, call_tool, open_client
 from .manifest import ConnectError, Manifest
-from .pinning import DEFAULT_PIN_TTL, DriftError, Pinning, Pins
+from .pinning import DEFAULT_PIN_TTL, DriftError, Pinning, Pins, watch_tool_changes
 from .targets import Target, redact
 
 DEFAULT_TIMEOUT = 60.0
@@ -231,8 +232,13 @@ class Connection:
                     await self.pins.compare(
                         client, tap
                     )  # on every start: after a restart too
-                    ready.set_result((client, tap))
-                    await stop.wait()
+                    async with beside(
+                        functools.partial(
+                            watch_tool_changes, client, self.pins.announce
+                        )
+                    ):
+                        ready.set_result((client, tap))
+                        await stop.wait()
         except (
             Exception
         ) as exc:  # noqa: BLE001 - handed to the caller waiting on `ready`

@@ -17,6 +17,7 @@ import signal
 import socket
 import sys
 import threading
+from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,7 +46,8 @@ _GUIDE = {
     "compact": "Tools are listed by name and one line: call get_tool_schema before a tool whose arguments you "
     "do not know. A call with wrong arguments returns the schema.",
     "routed": "Find tools with search_tools, or list_categories then browse_category; read one with "
-    "get_tool_schema; run it with call_tool (or by its name).",
+    "get_tool_schema; run it with call_tool (or by its name). Tools your searches find are added to your "
+    "tool list.",
 }
 
 
@@ -91,7 +93,6 @@ def load_toolset(config: Config, options: ServeOptions) -> ToolSet:
             list(options.servers) or None,
             mode=options.mode,
             context_window=options.context_window,
-            max_materialized=0,
             ranker=options.ranker,
             env=env,
             headers=headers,
@@ -149,27 +150,69 @@ def _import_package(output: Path) -> Any:
 
 
 def build_server(toolset: ToolSet) -> Server[Any]:
-    """An MCP server whose tools are the toolset's specs and whose calls are the toolset's calls."""
-    import mcp_types as types
-    from mcp.server.lowlevel import Server
+    """An MCP server whose tools are the toolset's specs and whose calls are the toolset's calls.
 
-    tools = [types.Tool.model_validate(spec) for spec in toolset.tool_specs("mcp")]
+    Each client conversation gets its own view of the toolset (`ToolSet.session()`): in routed
+    mode the tools its searches find join its own listing, announced to it alone with
+    `notifications/tools/list_changed`, while every client shares the upstream servers.
+    """
+    import mcp_types as types
+    from mcp.server.lowlevel import NotificationOptions, Server
+
+    class ListChanging(Server[Any]):
+        """Says, on every transport, that its tool list changes (a conversation's searches add tools)."""
+
+        def create_initialization_options(
+            self, notification_options: NotificationOptions | None = None, *args: Any, **kwargs: Any
+        ) -> Any:
+            changes = notification_options or NotificationOptions(tools_changed=True)
+            return super().create_initialization_options(changes, *args, **kwargs)
+
+    conversations = _Conversations(toolset)
 
     async def list_tools(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=tools)
+        specs = conversations.of(ctx).tool_specs("mcp")
+        return types.ListToolsResult(tools=[types.Tool.model_validate(spec) for spec in specs])
 
     async def call_tool(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> types.CallToolResult:
-        return to_call_result(toolset, await toolset.call(params.name, params.arguments))
+        conversation = conversations.of(ctx)
+        listed = conversation.materialized
+        result = await conversation.call(params.name, params.arguments)
+        if conversation.materialized != listed:
+            await ctx.session.send_tool_list_changed()
+        return to_call_result(conversation, result)
 
-    return Server(
+    return ListChanging(
         "mcpvend",
         version=__version__,
         instructions=instructions(toolset),
         on_list_tools=list_tools,
         on_call_tool=call_tool,
     )
+
+
+class _Conversations:
+    """One toolset view per client: the only client over stdio; over HTTP, each `Mcp-Session-Id`
+    (a stateless request has none, and gets a view of its own). The newest 1,024 are kept."""
+
+    LIMIT = 1024
+
+    def __init__(self, toolset: ToolSet) -> None:
+        self.toolset = toolset
+        self.views: OrderedDict[str, ToolSet] = OrderedDict()
+
+    def of(self, ctx: ServerRequestContext[Any]) -> ToolSet:
+        request = ctx.request
+        key = "stdio" if request is None else getattr(request, "headers", {}).get("mcp-session-id")
+        if key is None:
+            return self.toolset.session()
+        view = self.views.pop(key, None) or self.toolset.session()
+        self.views[key] = view
+        while len(self.views) > self.LIMIT:
+            self.views.popitem(last=False)
+        return view
 
 
 def instructions(toolset: ToolSet) -> str:

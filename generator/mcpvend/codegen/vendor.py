@@ -16,6 +16,7 @@ RUNTIME_MODULES = (
     "failures.py",
     "manifest.py",
     "names.py",
+    "package.py",
     "pinning.py",
     "pool.py",
     "results.py",

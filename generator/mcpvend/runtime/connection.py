@@ -12,11 +12,12 @@ import json
 import os
 import sys
 import threading
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Coroutine, Mapping, Sequence
 from contextlib import asynccontextmanager
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, TextIO
 
+import anyio
 import httpx2
 import mcp_types as types
 from mcp import Client, ClientSession, StdioServerParameters, stdio_client
@@ -293,6 +294,30 @@ async def open_client(
                 raise
     except BaseExceptionGroup as group:
         if raised is None or failures.leaves(group) != [raised]:
+            raise
+        raise raised from None
+
+
+@asynccontextmanager
+async def beside(function: Callable[[], Coroutine[Any, Any, None]]) -> AsyncIterator[None]:
+    """Run `function` beside the block, cancelled when the block ends.
+
+    What the block raises comes out as raised, not wrapped in the task group's exception group
+    (as `open_client` does for its own block). `function` must keep its own failures.
+    """
+    raised: BaseException | None = None
+    try:
+        async with anyio.create_task_group() as group:
+            group.start_soon(function)
+            try:
+                yield
+            except BaseException as exc:
+                raised = exc
+                raise
+            finally:
+                group.cancel_scope.cancel()
+    except BaseExceptionGroup as exceptions:
+        if raised is None or failures.leaves(exceptions) != [raised]:
             raise
         raise raised from None
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
@@ -14,9 +15,9 @@ from mcp import Client, ClientSession, MCPError
 from pydantic import BaseModel, RootModel
 
 from . import failures
-from .connection import WireTap, call_tool, open_client
+from .connection import WireTap, beside, call_tool, open_client
 from .manifest import ConnectError, load_manifest
-from .pinning import DEFAULT_PIN_TTL, DriftError, Pinning, Pins
+from .pinning import DEFAULT_PIN_TTL, DriftError, Pinning, Pins, watch_tool_changes
 
 ContentBlock = types.TextContent | types.ImageContent | types.AudioContent | types.ResourceLink | types.EmbeddedResource
 OutputT = TypeVar("OutputT", bound=BaseModel)
@@ -203,13 +204,13 @@ async def open_tools(
     started = False
     with anyio.CancelScope(deadline=anyio.current_time() + limit) as starting:
         try:
-            async with open_client(
-                target, capabilities=manifest.capabilities, tap=tap, on_tools_changed=pins.announce
-            ) as client:
+            opened = open_client(target, capabilities=manifest.capabilities, tap=tap, on_tools_changed=pins.announce)
+            async with opened as client:
                 await pins.compare(client, tap)
                 starting.deadline = math.inf  # started: from here on, each call has its own bound
                 started = True
-                yield cls(client, timeout=timeout, pins=pins, tap=tap, secrets=secrets)
+                async with beside(functools.partial(watch_tool_changes, client, pins.announce)):
+                    yield cls(client, timeout=timeout, pins=pins, tap=tap, secrets=secrets)
         except Exception as exc:
             if started:
                 raise

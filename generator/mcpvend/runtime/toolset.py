@@ -8,29 +8,28 @@ what happened. The specs are built the same way every time, so provider prompt c
 
 from __future__ import annotations
 
-import functools
+import copy
 import importlib
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from types import TracebackType
-from typing import Any, Literal, TextIO
+from typing import Any
 
 import anyio
 from pydantic import BaseModel, ValidationError
 
 from . import validation
 from .budget import MATERIALIZE_CAPS, Budget, Plan, RequestedMode, choose
-from .catalog import Ambiguous, Catalog, Entry, Filter, RankerFactory
-from .manifest import ConnectError, load_manifest
-from .pinning import DEFAULT_PIN_TTL, DriftError, Pinning
-from .pool import DEFAULT_TIMEOUT, CallFailed, Connection, Pool
+from .catalog import Ambiguous, Catalog, Entry
+from .manifest import ConnectError
+from .pinning import DriftError
+from .pool import CallFailed, Pool
 from .results import DEFAULT_MAX_CHARS, MediaStore, ModelResult, error_result, normalize
 from .specs import GET_TOOL_SCHEMA, META_NAMES, META_TOOLS, Format, Mode, ToolSpec, compact_spec, full_spec, tokens
 from .strict import drop_nulls, strict_reports, strict_specs
 from .tools import from_wire
 
-ModelSize = Literal["small", "medium", "large"]
 PAGE_SIZE = 20
 _META = {spec.name: spec for spec in META_TOOLS}
 
@@ -62,6 +61,7 @@ class ToolSet:
         self.max_result_chars = max_result_chars
         self.media = media or MediaStore()
         self._recent: list[str] = []  # materialized provider names, most recently found first
+        self._owns_pool = True  # a session view shares its toolset's servers and leaves them running
         entries = catalog.entries
         self._plan = choose(
             mode,
@@ -266,6 +266,18 @@ class ToolSet:
 
     # --- lifetime ---------------------------------------------------------------------------
 
+    def session(self) -> ToolSet:
+        """A view for one conversation: `async with ts.session() as conversation: ...`.
+
+        It shares the catalog, the plan, the media store and the running servers, and has its own
+        materialized tools (its own searches), so one toolset serves many conversations at once
+        without one's searches changing another's tool list. Closing it stops nothing.
+        """
+        view = copy.copy(self)
+        view._recent = []
+        view._owns_pool = False
+        return view
+
     async def check(self, servers: Sequence[str] | None = None) -> None:
         """Start every server of the toolset now (or the named ones), for those who would rather fail fast.
 
@@ -294,8 +306,8 @@ class ToolSet:
             raise ConnectError("\n".join(failed[name] for name in names if name in failed))
 
     async def aclose(self) -> None:
-        """Stop every server this toolset started."""
-        if self.pool is not None:
+        """Stop every server this toolset started (a session view leaves them to its toolset)."""
+        if self.pool is not None and self._owns_pool:
             await self.pool.aclose()
 
     async def __aenter__(self) -> ToolSet:
@@ -305,90 +317,3 @@ class ToolSet:
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         await self.aclose()
-
-
-class PackageToolsets:
-    """`generated.toolset(...)`: a `ToolSet` over servers of a generated package."""
-
-    def __init__(self, package: str, subpackages: Sequence[str]) -> None:
-        self.package = package
-        self.subpackages = tuple(subpackages)
-
-    def __call__(
-        self,
-        servers: Sequence[str] | None = None,
-        *,
-        mode: RequestedMode = "auto",
-        context_window: int = Budget.context_window,
-        budget_ratio: float = Budget.ratio,
-        tool_limit: int = Budget.tool_limit,
-        compact_tokens_per_tool: int | None = Budget.compact_tokens_per_tool,
-        model_size: ModelSize = "medium",
-        max_materialized: int | None = None,
-        allow: Sequence[str] = (),
-        deny: Sequence[str] = (),
-        bundles: Mapping[str, Sequence[str]] | None = None,
-        pinning: Pinning = "strict",
-        timeout: float = DEFAULT_TIMEOUT,
-        start_timeout: float | None = None,
-        pin_ttl: float = DEFAULT_PIN_TTL,
-        env: Mapping[str, Mapping[str, str]] | None = None,
-        headers: Mapping[str, Mapping[str, str]] | None = None,
-        cwd: str | None = None,
-        errlog: TextIO | None = None,
-        max_result_chars: int = DEFAULT_MAX_CHARS,
-        media_dir: str | None = None,
-        ranker: RankerFactory | str | None = None,
-    ) -> ToolSet:
-        """A toolset over `servers` (default: all), nothing started until the model calls a tool.
-
-        `allow`/`deny` are `SERVER/TOOL` globs applied before any mode; `bundles` name groups of
-        tools across servers (same globs) that routed mode lists as categories; `env`/`headers`
-        give values by server name, as `connect()` takes them (`${VAR}` in them is expanded when
-        that server starts). Nothing is read from the environment until a server starts, so a
-        missing credential fails the calls to its own server only: `await ts.check()` fails fast.
-        `timeout` bounds each call; `start_timeout` each start (default: the lockfile's, 30 s).
-        """
-        manifests = {m.server: (sub, m) for sub in self.subpackages for m in [load_manifest(f"{self.package}.{sub}")]}
-        chosen = list(manifests) if servers is None else list(dict.fromkeys(servers))
-        unknown = [s for s in chosen if s not in manifests]
-        if unknown:
-            raise KeyError(f"no server named {unknown[0]!r} in {self.package} (it has: {', '.join(manifests)})")
-        entries, connections = [], {}
-        for server in chosen:
-            sub, manifest = manifests[server]
-            for item in manifest.tools:
-                entries.append(
-                    Entry(
-                        server=server,
-                        tool=item["tool"],
-                        models=f"{self.package}.{sub}.models",
-                        input_class=item.get("input"),
-                        output_class=item.get("output"),
-                    )
-                )
-            resolve = functools.partial(
-                manifest.target, env=(env or {}).get(server), headers=(headers or {}).get(server), cwd=cwd
-            )
-            connections[server] = Connection(
-                manifest,
-                resolve,
-                pinning=pinning,
-                timeout=timeout,
-                start_timeout=start_timeout,
-                pin_ttl=pin_ttl,
-                errlog=errlog,
-            )
-        catalog = Catalog(
-            entries, servers=chosen, bundles=bundles, tool_filter=Filter(tuple(allow), tuple(deny)), ranker=ranker
-        )
-        budget = Budget(context_window, budget_ratio, tool_limit, compact_tokens_per_tool)
-        return ToolSet(
-            catalog,
-            pool=Pool(connections),
-            mode=mode,
-            budget=budget,
-            max_materialized=MATERIALIZE_CAPS[model_size] if max_materialized is None else max_materialized,
-            max_result_chars=max_result_chars,
-            media=MediaStore(media_dir),
-        )
