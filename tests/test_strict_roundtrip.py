@@ -3,17 +3,18 @@
 For each schema (the 527 corpus tools, and hostile ones from tests/strategies.py) that comes out
 strict, hypothesis-jsonschema draws instances valid under the reviewed schema, read as strict
 mode reads it: an object that lists its properties and says nothing of others takes only those
-(strict mode closes it; objects that allow other keys on purpose are not made strict). Each
-instance, with every absent optional property filled with null (what a strict model must send
-for OpenAI; Anthropic takes optional properties as they are), must be valid under the strict
-schema, and `drop_nulls` must give the instance back unchanged: the server sees what a
-non-strict call would have sent. One exception, by the rule the runtime follows: a left-out
+(strict mode closes it; objects that allow other keys on purpose are sent as JSON text). Each
+instance, as a strict model sends it (JSON text where the strict schema asks for a string the
+value is not; for OpenAI, every absent optional property filled with null), must be valid under
+the strict schema, and `from_strict` must give the instance back unchanged: the server sees what
+a non-strict call would have sent. One exception, by the rule the runtime follows: a left-out
 optional property that accepts null comes back as null, since a strict OpenAI model cannot say
 "absent" apart from null, and a null the reviewed schema accepts is sent as given.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from types import SimpleNamespace
 from typing import Any
@@ -27,7 +28,7 @@ from hypothesis.internal.conjecture import utils
 from hypothesis_jsonschema import _from_schema, from_schema
 
 from conftest import corpus_servers
-from mcpvend.runtime.strict import NotStrict, drop_nulls, strict_schema
+from mcpvend.runtime.strict import JSON_TEXT, NotStrict, from_strict, strict_schema
 from mcpvend.runtime.strict_rules import Provider
 from strategies import FORMATS, input_schemas
 
@@ -95,8 +96,8 @@ def declared(schema: Any, *, root: bool = True) -> Any:
 
 def closable(schema: Any) -> Any:
     """`schema` without the keys that open objects on purpose (patternProperties, additionalProperties other
-    than false): those objects are never made strict (tests/test_strict_specs.py), so the hostile schemas
-    are drawn without them, or most would test nothing here."""
+    than false): hypothesis-jsonschema cannot draw from many hostile schemas that hold them. The corpus
+    schemas keep theirs (their open maps go as JSON text), and tests/test_strict_specs.py has cases."""
     if isinstance(schema, list):
         return [closable(s) for s in schema]
     if not isinstance(schema, Mapping):
@@ -111,20 +112,23 @@ def closable(schema: Any) -> Any:
     return out
 
 
-def fill(strict: Any, value: Any, validator: Any) -> Any:
-    """`value` with null for every property the strict schema lists and `value` lacks (OpenAI's optional ones)."""
+def fill(strict: Any, value: Any, validator: Any, *, nulls: bool) -> Any:
+    """What a strict model sends for `value`: JSON text where the strict schema asks for a string and the
+    value is none, and (OpenAI, `nulls`) null for every property it lists and `value` lacks."""
     if not isinstance(strict, Mapping):
         return value
+    if JSON_TEXT in strict.get("description", "") and not isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
     if isinstance(value, dict) and isinstance(strict.get("properties"), Mapping):
         props = strict["properties"]
         value = {
-            **{k: fill(props[k], v, validator) if k in props else v for k, v in value.items()},
-            **{k: None for k in props if k not in value},
+            **{k: fill(props[k], v, validator, nulls=nulls) if k in props else v for k, v in value.items()},
+            **({k: None for k in props if k not in value} if nulls else {}),
         }
     if isinstance(value, list) and isinstance(strict.get("items"), Mapping):
-        value = [fill(strict["items"], v, validator) for v in value]
+        value = [fill(strict["items"], v, validator, nulls=nulls) for v in value]
     for branch in strict.get("anyOf") or []:
-        candidate = fill(branch, value, validator)
+        candidate = fill(branch, value, validator, nulls=nulls)
         if validator.evolve(schema=branch).is_valid(candidate):
             return candidate
     return value
@@ -145,10 +149,10 @@ def but_nulls(back: Any, instance: Any) -> bool:
 def round_trip(original: dict[str, Any], provider: Provider, instance: Any) -> None:
     strict = strict_schema(original, provider)
     validator = jsonschema.Draft202012Validator(strict)
-    sent = fill(strict, instance, validator) if provider == "openai" else instance
+    sent = fill(strict, instance, validator, nulls=provider == "openai")
     errors = [e.message for e in validator.iter_errors(sent)]
     assert not errors, (original, strict, instance, sent, errors)
-    back = drop_nulls(original, sent)
+    back = from_strict(original, sent)
     if provider == "anthropic":
         assert back == instance, (original, strict, back)
         return

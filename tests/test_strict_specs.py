@@ -13,6 +13,7 @@ import os
 import subprocess
 import sys
 from types import ModuleType
+from typing import Any
 
 import jsonschema
 import pytest
@@ -21,15 +22,16 @@ from conftest import REPO, corpus_servers
 from mcpvend.runtime.catalog import Catalog, Entry
 from mcpvend.runtime.specs import META_TOOLS, OPEN_ARGUMENTS, ToolSpec
 from mcpvend.runtime.strict import (
+    JSON_TEXT,
     PROVIDERS,
     STRICT_FORMATS,
     NotStrict,
-    drop_nulls,
+    from_strict,
     nullable,
     strict_schema,
     strict_specs,
 )
-from mcpvend.runtime.strict_rules import ANTHROPIC_REQUEST, request_violations, violations
+from mcpvend.runtime.strict_rules import ANTHROPIC_REQUEST, Provider, request_violations, violations
 from mcpvend.runtime.toolset import ToolSet
 from test_strict_rules import closed, obj
 
@@ -161,30 +163,34 @@ def test_refs_are_inlined_with_their_siblings() -> None:
     )
 
 
-def test_what_strict_mode_cannot_say_is_not_rewritten() -> None:
+def test_what_strict_mode_cannot_say_even_as_json_text_is_not_rewritten() -> None:
+    """A value that may itself be a string cannot be sent as JSON text (the way back could not tell them apart)."""
     cases = {
-        "$.headers is an object that accepts keys it does not name": obj({"headers": {"type": "object"}}),
-        "$.env is an object that accepts keys it does not name": obj(
-            {"env": {"type": "object", "additionalProperties": {"type": "string"}}}
-        ),
-        "$.m accepts keys it does not name (patternProperties)": obj(
-            {"m": obj({}, patternProperties={"^x": {"type": "string"}})}
-        ),
-        "$.data[] accepts any value": obj({"data": {"type": "array", "items": {}}}),
         "$.x accepts any value": obj({"x": {"description": "anything"}}),
-        "$.t.kids[].kids[] is recursive ($ref '#/properties/t')": obj(
-            {"t": obj({"kids": {"type": "array", "items": {"$ref": "#/properties/t"}}})}
-        ),
-        "$.a uses allOf": obj({"a": {"allOf": [obj({"x": {"type": "string"}}), obj({"y": {"type": "string"}})]}}),
-        "$.p uses prefixItems": obj({"p": {"type": "array", "prefixItems": [{"type": "string"}]}}),
-        "$ requires a property it does not describe": obj({"a": {"type": "string"}}, ["b"]),
-        "$.r: $ref 'https://example.com/s.json' is not local": obj({"r": {"$ref": "https://example.com/s.json"}}),
+        "$.s{anyOf 1} accepts any value": obj({"s": {"anyOf": [{"type": "string"}, {}]}}),
+        "$ is not a plain object": {"anyOf": [obj({"a": {"type": "string"}})]},
     }
     for reason, schema in cases.items():
         for provider in ("openai", "anthropic"):
             with pytest.raises(NotStrict) as caught:
                 strict_schema(schema, provider)  # type: ignore[arg-type]
             assert str(caught.value).startswith(reason), (reason, str(caught.value))
+
+
+def test_what_strict_mode_cannot_say_goes_as_json_text_at_the_nearest_value_that_takes_no_string() -> None:
+    cases = {
+        "headers": obj({"headers": {"type": "object"}}),
+        "env": obj({"env": {"type": "object", "additionalProperties": {"type": "string"}}}),
+        "m": obj({"m": obj({}, patternProperties={"^x": {"type": "string"}})}),
+        "data": obj({"data": {"type": "array", "items": {}}}),
+        "t": obj({"t": obj({"kids": {"type": "array", "items": {"$ref": "#/properties/t"}}})}),
+        "a": obj({"a": {"allOf": [obj({"x": {"type": "string"}}), obj({"y": {"type": "string"}})]}}),
+        "p": obj({"p": {"type": "array", "prefixItems": [{"type": "string"}]}}),
+    }
+    for name, schema in cases.items():
+        for provider in ("openai", "anthropic"):
+            found = json.dumps(strict_schema(schema, provider)["properties"][name])  # type: ignore[arg-type]
+            assert JSON_TEXT in found and '"type": "string"' in found.replace('["string", "null"]', '"string"'), found
 
 
 def test_a_ref_fan_out_is_not_expanded_without_bound() -> None:
@@ -244,7 +250,7 @@ NESTED = obj(
 )
 
 
-def test_drop_nulls_drops_only_the_placeholders_of_optional_non_nullable_properties() -> None:
+def test_from_strict_drops_only_the_placeholders_of_optional_non_nullable_properties() -> None:
     sent = {
         "q": "x",
         "maybe": None,
@@ -254,7 +260,7 @@ def test_drop_nulls_drops_only_the_placeholders_of_optional_non_nullable_propert
         "ref": {"r": None},
         "extra": None,
     }
-    assert drop_nulls(NESTED, sent) == {
+    assert from_strict(NESTED, sent) == {
         "q": "x",
         "maybe": None,  # the reviewed schema takes null: sent as given
         "opts": {"must": None},  # required: kept, so that validation says what is wrong
@@ -265,11 +271,13 @@ def test_drop_nulls_drops_only_the_placeholders_of_optional_non_nullable_propert
     }
 
 
-def test_drop_nulls_returns_what_it_was_given_when_there_is_nothing_to_drop() -> None:
+def test_from_strict_returns_what_it_was_given_when_there_is_nothing_to_drop() -> None:
     arguments = {"q": "x", "opts": {"must": 1}}
-    assert drop_nulls(NESTED, arguments) is arguments
+    assert from_strict(NESTED, arguments) == arguments
+    plain = {"opts": {"must": 1}}  # no null and no string: nothing a strict call could have changed
+    assert from_strict(NESTED, plain) is plain
     broken = {"type": "object", "properties": {"a": {"$ref": "#/nowhere"}}}
-    assert drop_nulls(broken, {"a": None}) == {"a": None}  # the schema is broken: validation will say so
+    assert from_strict(broken, {"a": None}) == {"a": None}  # the schema is broken: validation will say so
 
 
 # --- specs, plan, and the frameworks ---------------------------------------------------------
@@ -314,12 +322,11 @@ def test_anthropic_request_limits_send_the_rest_non_strict_and_plan_says_so() ->
 def test_plan_names_each_tool_sent_non_strict_and_why() -> None:
     tools = [
         {"name": "ok", "inputSchema": obj({"a": {"type": "string"}})},
-        {"name": "map", "inputSchema": obj({"h": {"type": "object"}})},
+        {"name": "any", "inputSchema": obj({"h": {"description": "any value at all"}})},
     ]
     ts = ToolSet(Catalog([Entry("s", t) for t in tools]), mode="direct")
     assert [str(r) for r in ts.plan().strict] == [
-        f"strict {fmt}: 1 of 2 tools; sent non-strict: s__map ($.h is an object that accepts keys it does not name)"
-        for fmt in STRICT_FORMATS
+        f"strict {fmt}: 1 of 2 tools; sent non-strict: s__any ($.h accepts any value)" for fmt in STRICT_FORMATS
     ]
 
 
@@ -431,3 +438,42 @@ def test_compact_placeholders_are_short_in_a_plain_listing_and_say_they_are_open
     assert placeholder == {"type": "object"}  # open by JSON Schema, and 7 tokens shorter per tool
     placeholder = next(s for s in strict if s["function"]["name"] == "s__t")["function"]["parameters"]
     assert placeholder == OPEN_ARGUMENTS
+
+
+JSON_TEXT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "headers": {"type": "object", "additionalProperties": {"type": "string"}, "description": "HTTP headers."},
+        "rows": {"type": "array", "items": {}},
+        "tree": {"$ref": "#/$defs/node"},
+        "note": {"type": "string"},
+    },
+    "required": ["headers"],
+    "$defs": {"node": {"type": "object", "properties": {"kids": {"type": "array", "items": {"$ref": "#/$defs/node"}}}}},
+}
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+def test_what_strict_mode_cannot_say_is_sent_as_json_text_and_read_back(provider: Provider) -> None:
+    strict = strict_schema(JSON_TEXT_SCHEMA, provider)
+    props = strict["properties"]
+    for name in ("headers", "rows"):
+        text = (
+            props[name]
+            if provider == "anthropic"
+            else props[name]["anyOf"][0]
+            if "anyOf" in props[name]
+            else props[name]
+        )
+        assert text["type"] in ("string", ["string", "null"]) and JSON_TEXT in text["description"], props[name]
+    assert props["headers"]["description"].startswith("HTTP headers.")  # the reviewed text first
+    assert "kids" in json.dumps(props["tree"])  # the recursion is cut deeper down, as late as it can be
+    sent = {"headers": '{"Accept": "text/html"}', "rows": '[[1, "a"], {"b": null}]', "note": '{"x": 1}'}
+    assert from_strict(JSON_TEXT_SCHEMA, sent) == {
+        "headers": {"Accept": "text/html"},
+        "rows": [[1, "a"], {"b": None}],
+        "note": '{"x": 1}',  # a string where a string is reviewed stays a string, whatever it looks like
+    }
+    # Text that is not JSON, or JSON the reviewed schema refuses, is sent on as it came: validation refuses it.
+    for hostile in ("not json", '{"Accept": 1}', '"a string"', "[]"):
+        assert from_strict(JSON_TEXT_SCHEMA, {"headers": hostile})["headers"] == hostile

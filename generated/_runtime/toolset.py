@@ -38,7 +38,7 @@ from .specs import (
     full_spec,
     tokens,
 )
-from .strict import drop_nulls, strict_reports, strict_specs
+from .strict import from_strict, strict_reports, strict_specs
 from .tools import from_wire
 
 PAGE_SIZE = 20
@@ -169,7 +169,7 @@ class ToolSet:
 
     async def _meta(self, name: str, arguments: Mapping[str, Any]) -> ModelResult:
         spec = _META[name]
-        arguments = drop_nulls(spec.input_schema, arguments)
+        arguments = from_strict(spec.input_schema, arguments)
         problem = self._invalid(spec.input_schema, arguments)
         if problem:
             return self._error(
@@ -241,7 +241,7 @@ class ToolSet:
         entry, problem = self._lookup(name)
         if entry is None:
             return self._error(problem)
-        arguments = drop_nulls(
+        arguments = from_strict(
             entry.input_schema, arguments
         )  # a strict call's placeholder nulls
         problem = self._invalid(entry.input_schema, arguments) or self._model_problem(

@@ -6,12 +6,17 @@ reviewed schema accepts: objects that name their properties are closed; for Open
 properties become required and nullable (Anthropic takes optional ones as they are, and would
 count each nullable type against its limit of 16 union types a request); `$ref`s are inlined;
 a keyword the provider rejects moves into the description, so the model still reads it, and
-`ToolSet.call` still checks it against the reviewed schema. What the subset cannot say without
-losing instances (an object that accepts any keys, a value of any type, recursion, `allOf`,
-tuples) is not rewritten: that tool is sent non-strict, and `plan()` names it and why.
+`ToolSet.call` still checks it against the reviewed schema. What the subset cannot say (an
+object that accepts any keys, an array of any items, recursion) is sent as JSON text: the
+nearest value around it whose reviewed schema takes no string becomes a string the model fills
+with that value written as JSON, its schema given in the description. Only where even that
+cannot be done (the whole arguments, a value that may itself be a string) is the tool sent
+non-strict, and `plan()` names it and why.
 
-`drop_nulls` is the way back: a `null` the model sent for an optional property whose reviewed
-schema does not accept null is dropped before validation, so the server never sees it.
+`from_strict` is the way back, and needs no flag: a `null` the model sent for an optional
+property whose reviewed schema does not accept null is dropped, and a string where the reviewed
+schema takes no string is read as the JSON text it is, so the server gets what a non-strict call
+would have sent.
 """
 
 from __future__ import annotations
@@ -32,10 +37,15 @@ _SILENT = frozenset({"$schema", "$id", "$comment", "$anchor", "$dynamicAnchor", 
 _OBJECT = ("properties", "required", "additionalProperties")
 _MAX_NODES = 10_000  # a `$ref` fan-out that would expand past this is not rewritten
 _MAX_SHOWN = 3
+JSON_TEXT = "Write this value as JSON text"  # how a strict schema asks for a value it cannot say
 
 
 class NotStrict(Exception):
     """The schema cannot be said in the provider's strict subset without losing what it accepts."""
+
+
+class _TooLarge(NotStrict):
+    """The rewrite's budget is spent (a `$ref` fan-out): the whole tool goes non-strict, none of it as JSON text."""
 
 
 def strict_schema(schema: Mapping[str, Any], provider: rules.Provider) -> dict[str, Any]:
@@ -56,10 +66,51 @@ class _Rewrite:
         self.count = 0
 
     def node(self, node: Any, path: str, refs: tuple[str, ...], kind: Any = None) -> dict[str, Any]:
+        """`node` in strict form, or as JSON text when part of it has no strict form (see the module)."""
+        try:
+            return self._node(node, path, refs, kind)
+        except _TooLarge:
+            raise
+        except NotStrict:
+            if path == "$" or kind is not None or not self._rejects_strings(node, refs):
+                raise
+            return self._as_json_text(node)
+
+    def _rejects_strings(self, node: Any, refs: tuple[str, ...]) -> bool:
+        """Whether the reviewed schema takes no string here: then a string sent for it can only be JSON text."""
+        seen = 0
+        while isinstance(node, Mapping) and isinstance(node.get("$ref"), str) and seen < 64:
+            node, seen = resolve(self.root, node["$ref"]), seen + 1
+        if not isinstance(node, Mapping):
+            return False
+        if "type" in node:
+            return "string" not in rules.type_names(node)
+        for key in ("enum", "const"):
+            if key in node:
+                values = node[key] if key == "enum" and isinstance(node[key], list) else [node[key]]
+                return not any(isinstance(v, str) for v in values)
+        if isinstance(node.get("allOf"), list) and any(self._rejects_strings(b, refs) for b in node["allOf"]):
+            return True
+        branches = node.get("anyOf") or node.get("oneOf")
+        return isinstance(branches, list) and bool(branches) and all(self._rejects_strings(b, refs) for b in branches)
+
+    def _as_json_text(self, node: Mapping[str, Any]) -> dict[str, Any]:
+        """A string the model fills with the value as JSON text; the value's schema is in the description."""
+        shape = {k: v for k, v in node.items() if k not in ("title", "description")}
+        if "$defs" in self.root and "$ref" in json.dumps(shape):
+            shape["$defs"] = self.root["$defs"]
+        said = node.get("description")
+        text = f"{JSON_TEXT}, valid under this JSON Schema: {json.dumps(shape, ensure_ascii=False)}"
+        out: dict[str, Any] = {"type": "string", "description": f"{said}\n\n{text}" if isinstance(said, str) else text}
+        if isinstance(node.get("title"), str):
+            out = {"title": node["title"], **out}
+        return out
+
+    def _node(self, node: Any, path: str, refs: tuple[str, ...], kind: Any = None) -> dict[str, Any]:
         """`node` in strict form; `kind` is the `type` of the node whose anyOf branch this is."""
         self.count += 1
         if self.count > _MAX_NODES:
-            raise NotStrict(f"{path}: the schema expands past {_MAX_NODES} nodes")
+            raise _TooLarge(f"{path}: the schema expands past {_MAX_NODES} nodes")
         if not isinstance(node, Mapping) or not node:
             raise NotStrict(f"{path} accepts {'no value' if node is False else 'any value'}")
         while "$ref" in node:
@@ -217,13 +268,14 @@ def nullable(node: dict[str, Any]) -> dict[str, Any]:
 # --- the way back ---------------------------------------------------------------------------
 
 
-def drop_nulls(schema: Mapping[str, Any], arguments: Mapping[str, Any]) -> Mapping[str, Any]:
-    """`arguments` without a null for an optional property whose schema does not accept null.
+def from_strict(schema: Mapping[str, Any], arguments: Mapping[str, Any]) -> Mapping[str, Any]:
+    """`arguments` as a non-strict call would have sent them (see the module): nulls for optional
+    non-nullable properties dropped, JSON text read where the reviewed schema takes no string.
 
     Anything else stays as the model sent it. A schema that cannot be compiled changes nothing
     (validation then says what is wrong with it).
     """
-    if not _has_null(arguments):
+    if not _may_differ(arguments):
         return arguments
     try:
         return _Back(schema, validation.compiled(schema)).value(schema, arguments, 0)  # type: ignore[no-any-return]
@@ -231,10 +283,11 @@ def drop_nulls(schema: Mapping[str, Any], arguments: Mapping[str, Any]) -> Mappi
         return arguments
 
 
-def _has_null(value: Any) -> bool:
+def _may_differ(value: Any) -> bool:
+    """Whether `value` holds a null or a string: else a strict call is already what the server expects."""
     if isinstance(value, Mapping):
-        return any(v is None or _has_null(v) for v in value.values())
-    return isinstance(value, list) and any(v is None or _has_null(v) for v in value)
+        return any(v is None or isinstance(v, str) or _may_differ(v) for v in value.values())
+    return isinstance(value, list) and any(v is None or isinstance(v, str) or _may_differ(v) for v in value)
 
 
 class _Back:
@@ -250,6 +303,8 @@ class _Back:
     def value(self, node: Any, value: Any, hops: int) -> Any:
         if not isinstance(node, Mapping) or hops > 64:  # 64 schema hops on one value: a `$ref` loop
             return value
+        if isinstance(value, str) and not self.valid(node, value):
+            value = self._json_text(node, value)
         if isinstance(node.get("$ref"), str):
             value = self.value(resolve(self.root, node["$ref"]), value, hops + 1)
         properties = node.get("properties")
@@ -275,6 +330,14 @@ class _Back:
                         value = candidate
                         break
         return value
+
+    def _json_text(self, node: Mapping[str, Any], text: str) -> Any:
+        """The value `text` writes, if the schema takes it (and no string); else `text`, for validation to refuse."""
+        try:
+            decoded = json.loads(text)
+        except ValueError:
+            return text
+        return decoded if not isinstance(decoded, str) and self.valid(node, decoded) else text
 
 
 # --- specs ----------------------------------------------------------------------------------

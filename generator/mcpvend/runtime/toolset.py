@@ -27,7 +27,7 @@ from .pinning import DriftError
 from .pool import CallFailed, Pool
 from .results import DEFAULT_MAX_CHARS, MediaStore, ModelResult, error_result, normalize
 from .specs import GET_TOOL_SCHEMA, META_NAMES, META_TOOLS, Format, Mode, ToolSpec, compact_spec, full_spec, tokens
-from .strict import drop_nulls, strict_reports, strict_specs
+from .strict import from_strict, strict_reports, strict_specs
 from .tools import from_wire
 
 PAGE_SIZE = 20
@@ -143,7 +143,7 @@ class ToolSet:
 
     async def _meta(self, name: str, arguments: Mapping[str, Any]) -> ModelResult:
         spec = _META[name]
-        arguments = drop_nulls(spec.input_schema, arguments)
+        arguments = from_strict(spec.input_schema, arguments)
         problem = self._invalid(spec.input_schema, arguments)
         if problem:
             return self._error(f"invalid arguments for {name}: {problem}\nIts input schema: {_json(spec.input_schema)}")
@@ -199,7 +199,7 @@ class ToolSet:
         entry, problem = self._lookup(name)
         if entry is None:
             return self._error(problem)
-        arguments = drop_nulls(entry.input_schema, arguments)  # a strict call's placeholder nulls
+        arguments = from_strict(entry.input_schema, arguments)  # a strict call's placeholder nulls
         problem = self._invalid(entry.input_schema, arguments) or self._model_problem(entry, arguments)
         if problem:
             return self._error(
