@@ -30,7 +30,7 @@ from urllib.parse import unquote
 
 from . import strict_rules as rules
 from . import validation
-from .specs import OPEN_ARGUMENTS, OPEN_OBJECT, Format, ToolSpec
+from .specs import OPEN_OBJECT, Format, ToolSpec, opened
 
 STRICT_FORMATS: tuple[Format, ...] = ("openai", "openai-responses", "anthropic")
 PROVIDERS: Mapping[str, rules.Provider] = {
@@ -70,6 +70,14 @@ def strict_schema(
     """`schema` in `provider`'s strict form; raises `NotStrict` (with where and why) if it has none."""
     if schema.get("type") != "object":
         raise NotStrict("$ is not a plain object")
+    try:  # the way back reads values by this schema: without it, a strict call could not be undone
+        validation.compiled(schema)
+    except (
+        Exception
+    ) as exc:  # noqa: BLE001 - SchemaError, a bad pattern, an unresolvable $ref: all one answer
+        raise NotStrict(
+            f"$ is not valid JSON Schema ({validation.short(str(exc).splitlines()[0])})"
+        ) from None
     result = _Rewrite(schema, provider).node(schema, "$", ())
     problems = rules.violations(result, provider)
     if (
@@ -85,16 +93,14 @@ class _Rewrite:
         self.provider: rules.Provider = provider
         self.count = 0
 
-    def node(
-        self, node: Any, path: str, refs: tuple[str, ...], kind: Any = None
-    ) -> dict[str, Any]:
+    def node(self, node: Any, path: str, refs: tuple[str, ...]) -> dict[str, Any]:
         """`node` in strict form, or as JSON text when part of it has no strict form (see the module)."""
         try:
-            return self._node(node, path, refs, kind)
+            return self._node(node, path, refs)
         except _TooLarge:
             raise
         except NotStrict:
-            if path == "$" or kind is not None or not self._rejects_strings(node, refs):
+            if path == "$" or not self._rejects_strings(node, refs):
                 raise
             return self._as_json_text(node)
 
@@ -184,11 +190,13 @@ class _Rewrite:
             elif key in ("anyOf", "oneOf"):
                 if "anyOf" in out or not isinstance(value, list) or not value:
                     raise NotStrict(f"{path}: {key} beside anyOf, or empty")
-                out["anyOf"] = [
-                    self.node(b, f"{path}{{{key} {i}}}", refs, node.get("type"))
-                    for i, b in enumerate(value)
-                    if not _never(b)
-                ]
+                out["anyOf"] = (
+                    [  # not `node`: JSON text in one branch would read as a string in another
+                        self._node(b, f"{path}{{{key} {i}}}", refs, node.get("type"))
+                        for i, b in enumerate(value)
+                        if not _never(b)
+                    ]
+                )
             elif key in _OBJECT:
                 out[key] = None  # keeps its place; filled in below
             elif key in ("patternProperties", "unevaluatedProperties"):
@@ -472,22 +480,13 @@ def strict_specs(
     forms = _strict_forms(specs, provider)
     rendered = [
         (
-            _open(spec).render(fmt)
+            opened(spec).render(fmt)
             if form is None
             else replace(spec, input_schema=form).render(fmt, strict=True)
         )
         for spec, (form, _) in zip(specs, forms, strict=True)
     ]
     return rendered, _report(fmt, specs, forms)
-
-
-def _open(spec: ToolSpec) -> ToolSpec:
-    """A compact placeholder, beside strict tools, says it is open: a framework would close it."""
-    return (
-        replace(spec, input_schema=OPEN_ARGUMENTS)
-        if spec.input_schema is OPEN_OBJECT
-        else spec
-    )
 
 
 def strict_reports(specs: Sequence[ToolSpec]) -> tuple[StrictReport, ...]:

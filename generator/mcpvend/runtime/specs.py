@@ -63,6 +63,11 @@ class ToolSpec:
         raise ValueError(f"unknown tool spec format {fmt!r}; use one of {', '.join(FORMATS)}")
 
 
+def opened(spec: ToolSpec) -> ToolSpec:
+    """A compact placeholder as a framework or strict mode must get it: saying it is open, or they close it."""
+    return replace(spec, input_schema=OPEN_ARGUMENTS) if spec.input_schema is OPEN_OBJECT else spec
+
+
 def full_spec(entry: Entry) -> ToolSpec:
     """Direct mode: the reviewed description and schemas, in full."""
     title = entry.tool.get("title")
