@@ -210,6 +210,7 @@ def test_check_notices_a_changed_runtime_without_a_version_bump(
     runtime = tmp_path / "runtime"
     runtime.mkdir()
     for name in vendor.RUNTIME_MODULES:
+        (runtime / name).parent.mkdir(exist_ok=True)
         (runtime / name).write_text((vendor.RUNTIME / name).read_text())
     (runtime / "budget.py").write_text((runtime / "budget.py").read_text() + "\nNEW_SETTING = 1\n")
     monkeypatch.setattr(vendor, "RUNTIME", runtime)

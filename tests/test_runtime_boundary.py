@@ -20,9 +20,18 @@ from conftest import REPO
 from mcpvend.runtime import MCP_REQUIREMENT
 
 RUNTIME = REPO / "generator" / "mcpvend" / "runtime"
-MODULES = sorted(RUNTIME.glob("*.py"))
+MODULES = sorted(RUNTIME.rglob("*.py"))
+IDS = [p.relative_to(RUNTIME).as_posix() for p in MODULES]
 # module -> what it may import inside a function, for a feature the caller asked for.
 OPTIONAL: dict[str, set[str]] = {"semantic": {"wordllama"}}  # toolset(ranker="hybrid")
+# An adapter imports its framework at the top; the rest of the runtime imports an adapter only inside
+# the method that asks for it (test_adapters_are_imported_only_when_asked_for), and names the
+# frameworks' types in annotations only.
+FRAMEWORKS: dict[str, set[str]] = {
+    "frameworks/pydantic_ai_toolset.py": {"pydantic_ai"},
+    "frameworks/openai_agents_server.py": {"agents"},
+    "frameworks/langchain_tools.py": {"langchain", "langchain_core"},
+}
 
 
 def allowed() -> set[str]:
@@ -59,22 +68,39 @@ def imports(tree: ast.Module) -> list[tuple[ast.Import | ast.ImportFrom, bool, b
     return found
 
 
-@pytest.mark.parametrize("path", MODULES, ids=[p.name for p in MODULES])
+@pytest.mark.parametrize("path", MODULES, ids=IDS)
 def test_the_runtime_imports_only_the_standard_library_and_mcp_with_what_it_requires(path: Path) -> None:
     permitted = allowed()
     assert {"mcp", "mcp_types", "pydantic", "anyio", "httpx2", "jsonschema"} <= permitted
     assert not {"black", "jinja2", "click", "datamodel_code_generator", "rich", "mcpvend"} & permitted
-    for node, _, in_function in imports(ast.parse(path.read_text(encoding="utf-8"))):
+    frameworks = set().union(*FRAMEWORKS.values())
+    assert not frameworks & permitted
+    own = FRAMEWORKS.get(path.relative_to(RUNTIME).as_posix(), set())
+    for node, typing_only, in_function in imports(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.ImportFrom) and node.level:
             continue  # the runtime's own modules
         names = [node.module or ""] if isinstance(node, ast.ImportFrom) else [a.name for a in node.names]
         for name in names:
             top = name.split(".")[0]
             optional = in_function and top in OPTIONAL.get(path.stem, set())
-            assert top in permitted or optional, f"{path.name}:{node.lineno} imports {name}"
+            annotation = typing_only and top in frameworks
+            assert top in permitted or optional or top in own or annotation, f"{path.name}:{node.lineno} imports {name}"
 
 
-@pytest.mark.parametrize("path", MODULES, ids=[p.name for p in MODULES])
+def test_adapters_are_imported_only_when_asked_for() -> None:
+    """`import generated` must not need any framework: only the method that builds an adapter imports it."""
+    seen = 0
+    for path in MODULES:
+        if path.parent.name == "frameworks":
+            continue
+        for node, typing_only, in_function in imports(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("frameworks"):
+                seen += 1
+                assert in_function or typing_only, f"{path.name}:{node.lineno} imports .{node.module} at load time"
+    assert seen >= len(FRAMEWORKS)
+
+
+@pytest.mark.parametrize("path", MODULES, ids=IDS)
 def test_private_sdk_modules_and_names_appear_in_annotations_only(path: Path) -> None:
     for node, typing_only, _ in imports(ast.parse(path.read_text(encoding="utf-8"))):
         if typing_only or (isinstance(node, ast.ImportFrom) and node.level):

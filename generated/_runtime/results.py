@@ -155,6 +155,9 @@ class ModelResult:
     is_error: bool = False
     structured: Any = None
     media: tuple[MediaRef, ...] = ()
+    retry: bool = (
+        False  # the call was wrong (a name, the arguments): the model can correct it and call again
+    )
 
     def openai_message(self, tool_call_id: str) -> dict[str, Any]:
         """A Chat Completions `tool` message; it has no error flag, so errors travel in the text."""
@@ -170,9 +173,11 @@ class ModelResult:
         }
 
 
-def error_result(message: str, *, max_chars: int = DEFAULT_MAX_CHARS) -> ModelResult:
+def error_result(
+    message: str, *, max_chars: int = DEFAULT_MAX_CHARS, retry: bool = False
+) -> ModelResult:
     """An error the model can read and act on, cut like any other result."""
-    return ModelResult(truncate(message, max_chars), is_error=True)
+    return ModelResult(truncate(message, max_chars), is_error=True, retry=retry)
 
 
 def truncate(text: str, limit: int) -> str:

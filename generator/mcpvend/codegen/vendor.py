@@ -10,10 +10,16 @@ from mcpvend.codegen.render import black_format
 RUNTIME = Path(__file__).resolve().parent.parent / "runtime"
 RUNTIME_MODULES = (
     "__init__.py",
+    "blocking.py",
     "budget.py",
     "catalog.py",
     "connection.py",
     "failures.py",
+    "frameworks/__init__.py",
+    "frameworks/bridge.py",
+    "frameworks/langchain_tools.py",
+    "frameworks/openai_agents_server.py",
+    "frameworks/pydantic_ai_toolset.py",
     "manifest.py",
     "names.py",
     "package.py",

@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
@@ -87,6 +87,11 @@ class Connection:
         """The live connection, started if there is none (once, however many callers wait)."""
         live = self._live
         if live is not None and not live.holder.done():
+            if live.holder.get_loop() is not asyncio.get_running_loop():
+                raise CallFailed(
+                    f"server '{self.manifest.server}' runs in another event loop: a toolset's servers serve one loop "
+                    "(use its async calls in that loop, or only its blocking ones)"
+                )
             return live
         async with self._lock:
             if self._live is not None and not self._live.holder.done():
@@ -225,6 +230,26 @@ class Pool:
         if result is None:
             raise CallFailed(f"server '{entry.server}' stopped during the call twice; giving up")
         return result
+
+    async def check(self, servers: Sequence[str] | None = None) -> None:
+        """Start the servers (all, or the named ones) at once; see `ToolSet.check`."""
+        names = list(self.connections) if servers is None else list(servers)
+        unknown = [n for n in names if n not in self.connections]
+        if unknown:
+            raise KeyError(f"no server named {unknown[0]!r} in this toolset")
+        failed: dict[str, str] = {}
+
+        async def start(name: str) -> None:
+            try:
+                await self.connections[name].acquire()
+            except CallFailed as exc:
+                failed[name] = str(exc)
+
+        async with anyio.create_task_group() as group:
+            for name in names:
+                group.start_soon(start, name)
+        if failed:
+            raise ConnectError("\n".join(failed[name] for name in names if name in failed))
 
     async def aclose(self) -> None:
         for connection in self.connections.values():

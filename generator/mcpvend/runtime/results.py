@@ -131,6 +131,7 @@ class ModelResult:
     is_error: bool = False
     structured: Any = None
     media: tuple[MediaRef, ...] = ()
+    retry: bool = False  # the call was wrong (a name, the arguments): the model can correct it and call again
 
     def openai_message(self, tool_call_id: str) -> dict[str, Any]:
         """A Chat Completions `tool` message; it has no error flag, so errors travel in the text."""
@@ -141,9 +142,9 @@ class ModelResult:
         return {"type": "tool_result", "tool_use_id": tool_use_id, "content": self.text, "is_error": self.is_error}
 
 
-def error_result(message: str, *, max_chars: int = DEFAULT_MAX_CHARS) -> ModelResult:
+def error_result(message: str, *, max_chars: int = DEFAULT_MAX_CHARS, retry: bool = False) -> ModelResult:
     """An error the model can read and act on, cut like any other result."""
-    return ModelResult(truncate(message, max_chars), is_error=True)
+    return ModelResult(truncate(message, max_chars), is_error=True, retry=retry)
 
 
 def truncate(text: str, limit: int) -> str:

@@ -14,21 +14,29 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 from pydantic import BaseModel, ValidationError
 
 from . import validation
+from .blocking import Blocking
 from .budget import MATERIALIZE_CAPS, Budget, Plan, RequestedMode, choose
 from .catalog import Ambiguous, Catalog, Entry
-from .manifest import ConnectError
 from .pinning import DriftError
 from .pool import CallFailed, Pool
 from .results import DEFAULT_MAX_CHARS, MediaStore, ModelResult, error_result, normalize
 from .specs import GET_TOOL_SCHEMA, META_NAMES, META_TOOLS, Format, Mode, ToolSpec, compact_spec, full_spec, tokens
 from .strict import from_strict, strict_reports, strict_specs
 from .tools import from_wire
+
+if TYPE_CHECKING:  # the frameworks are the user's, imported only by the adapter they ask for
+    from agents.mcp import MCPServer  # type: ignore[import-not-found, unused-ignore]
+    from langchain.agents.middleware import AgentMiddleware  # type: ignore[import-not-found, unused-ignore]
+    from langchain_core.tools import BaseTool  # type: ignore[import-not-found, unused-ignore]
+    from pydantic_ai.toolsets import AbstractToolset  # type: ignore[import-not-found, unused-ignore]
+
+    from .frameworks.bridge import Approval
 
 PAGE_SIZE = 20
 _META = {spec.name: spec for spec in META_TOOLS}
@@ -62,6 +70,7 @@ class ToolSet:
         self.media = media or MediaStore()
         self._recent: list[str] = []  # materialized provider names, most recently found first
         self._owns_pool = True  # a session view shares its toolset's servers and leaves them running
+        self._blocking = Blocking()  # shared by the views, like the servers it runs
         entries = catalog.entries
         self._plan = choose(
             mode,
@@ -132,11 +141,13 @@ class ToolSet:
             try:
                 arguments = json.loads(arguments) if arguments.strip() else {}
             except ValueError as exc:
-                return self._error(f"the arguments of '{name}' are not valid JSON: {exc}")
+                return self._error(f"the arguments of '{name}' are not valid JSON: {exc}", retry=True)
         if arguments is None:
             arguments = {}
         if not isinstance(arguments, Mapping):
-            return self._error(f"the arguments of '{name}' must be a JSON object, not {type(arguments).__name__}")
+            return self._error(
+                f"the arguments of '{name}' must be a JSON object, not {type(arguments).__name__}", retry=True
+            )
         if name in META_NAMES:
             return await self._meta(name, arguments)
         return await self._call_tool(name, arguments)
@@ -146,7 +157,9 @@ class ToolSet:
         arguments = from_strict(spec.input_schema, arguments)
         problem = self._invalid(spec.input_schema, arguments)
         if problem:
-            return self._error(f"invalid arguments for {name}: {problem}\nIts input schema: {_json(spec.input_schema)}")
+            return self._error(
+                f"invalid arguments for {name}: {problem}\nIts input schema: {_json(spec.input_schema)}", retry=True
+            )
         if name == "search_tools":
             hits = self.search(arguments["query"], arguments.get("limit", 10))
             listing = [self._listing(e) for e in hits]
@@ -165,7 +178,7 @@ class ToolSet:
             return self._schema(arguments["name"])
         target = arguments["name"]
         if target in META_NAMES:
-            return self._error(f"'{target}' is a meta-tool: call it directly, not through call_tool")
+            return self._error(f"'{target}' is a meta-tool: call it directly, not through call_tool", retry=True)
         return await self._call_tool(target, arguments.get("arguments") or {})
 
     def _listing(self, entry: Entry) -> dict[str, str]:
@@ -175,10 +188,10 @@ class ToolSet:
         found = self.catalog.categories.get(category)
         if found is None:
             known = ", ".join(self.catalog.categories)
-            return self._error(f"unknown category {category!r}; the categories are: {known}")
+            return self._error(f"unknown category {category!r}; the categories are: {known}", retry=True)
         pages = max(1, -(-len(found.providers) // PAGE_SIZE))
         if page > pages:
-            return self._error(f"category {category!r} has {pages} page(s); page {page} does not exist")
+            return self._error(f"category {category!r} has {pages} page(s); page {page} does not exist", retry=True)
         names = found.providers[(page - 1) * PAGE_SIZE : page * PAGE_SIZE]
         tools = [self._listing(self.catalog.by_provider[n]) for n in names]
         return self._ok({"category": category, "page": page, "pages": pages, "tools": tools})
@@ -186,7 +199,7 @@ class ToolSet:
     def _schema(self, name: str) -> ModelResult:
         entry, problem = self._lookup(name)
         if entry is None:
-            return self._error(problem)
+            return self._error(problem, retry=True)
         schema: dict[str, Any] = {"name": entry.provider, "description": entry.description}
         schema["inputSchema"] = entry.input_schema
         if entry.output_schema is not None:
@@ -198,13 +211,14 @@ class ToolSet:
     async def _call_tool(self, name: str, arguments: Mapping[str, Any]) -> ModelResult:
         entry, problem = self._lookup(name)
         if entry is None:
-            return self._error(problem)
+            return self._error(problem, retry=True)
         arguments = from_strict(entry.input_schema, arguments)  # a strict call's placeholder nulls
         problem = self._invalid(entry.input_schema, arguments) or self._model_problem(entry, arguments)
         if problem:
             return self._error(
                 f"invalid arguments for {entry.provider}: {problem}\n"
-                f"Its input schema: {_json(entry.input_schema)}\nCall it again with arguments that match."
+                f"Its input schema: {_json(entry.input_schema)}\nCall it again with arguments that match.",
+                retry=True,
             )
         if self.pool is None:
             return self._error(f"tool '{entry.provider}' cannot be called: this toolset has no server connections")
@@ -218,6 +232,18 @@ class ToolSet:
             )
         except OSError as exc:  # the media directory is full or unwritable
             return self._error(f"the result of '{entry.provider}' could not be kept: {exc.strerror or exc}")
+
+    def target(self, name: str, arguments: Mapping[str, Any] | None = None) -> Entry | None:
+        """The reviewed tool a call would run, through `call_tool` too; None for other meta-tools, unknown names."""
+        if name == "call_tool":
+            target = (arguments or {}).get("name")
+            name = target if isinstance(target, str) else ""
+        if not name or name in META_NAMES:
+            return None
+        try:
+            return self.catalog.resolve(name)
+        except Ambiguous:
+            return None
 
     def _lookup(self, name: str) -> tuple[Entry | None, str]:
         try:
@@ -261,10 +287,8 @@ class ToolSet:
     def _ok(self, value: Any) -> ModelResult:
         return ModelResult(text=_json(value), structured=value)
 
-    def _error(self, message: str) -> ModelResult:
-        return error_result(message, max_chars=self.max_result_chars)
-
-    # --- lifetime ---------------------------------------------------------------------------
+    def _error(self, message: str, *, retry: bool = False) -> ModelResult:
+        return error_result(message, max_chars=self.max_result_chars, retry=retry)
 
     def session(self) -> ToolSet:
         """A view for one conversation: `async with ts.session() as conversation: ...`.
@@ -284,31 +308,87 @@ class ToolSet:
         Raises `ConnectError` naming each server that cannot start and why (a missing variable,
         a command not found, a timeout); the servers that could start stay started.
         """
-        pool = self.pool
-        if pool is None:
-            return
-        names = list(pool.connections) if servers is None else list(servers)
-        unknown = [n for n in names if n not in pool.connections]
-        if unknown:
-            raise KeyError(f"no server named {unknown[0]!r} in this toolset")
-        failed: dict[str, str] = {}
+        if self.pool is not None:
+            await self.pool.check(servers)
 
-        async def start(name: str) -> None:
-            try:
-                await pool.connections[name].acquire()
-            except CallFailed as exc:
-                failed[name] = str(exc)
+    def call_sync(self, name: str, arguments: Mapping[str, Any] | str | None = None) -> ModelResult:
+        """`call` for code without an event loop; the servers then run on a thread of the toolset's own
+        (a toolset's servers serve one event loop: use its async calls or its blocking ones, not both)."""
+        return self._blocking.run(self.call, name, arguments)
 
-        async with anyio.create_task_group() as group:
-            for name in names:
-                group.start_soon(start, name)
-        if failed:
-            raise ConnectError("\n".join(failed[name] for name in names if name in failed))
+    # --- into agent frameworks (each imported only here, when asked for) ----------------------
+
+    def for_pydantic_ai(
+        self,
+        *,
+        id: str | None = "mcpvend",
+        strict: bool = False,
+        require_approval: Approval | None = None,
+        max_retries: int = 1,
+    ) -> AbstractToolset[Any]:
+        """`Agent(model, toolsets=[ts.for_pydantic_ai()])`: each run gets a view of its own (see `session`).
+
+        `strict`: OpenAI strict schemas where they can be; `require_approval="destructive"`: tools not
+        annotated read-only or non-destructive wait for approval (pydantic-ai's deferred tool calls).
+        """
+        from .frameworks.bridge import Bridge
+        from .frameworks.pydantic_ai_toolset import PydanticAIToolset
+
+        bridge = Bridge(self, approval=require_approval, strict=strict)
+        return PydanticAIToolset(bridge, id=id, max_retries=max_retries)
+
+    def for_openai_agents(
+        self, *, name: str = "mcpvend", strict: bool = False, require_approval: Approval | None = None
+    ) -> MCPServer:
+        """`Agent(..., mcp_servers=[ts.for_openai_agents()])`, for one conversation (a view of its own);
+        `strict=True` lists strict schemas, sent strict with `mcp_config={"convert_schemas_to_strict": True}`."""
+        from .frameworks.bridge import Bridge
+        from .frameworks.openai_agents_server import AgentsServer
+
+        return AgentsServer(Bridge(self.session(), approval=require_approval, strict=strict), name=name)
+
+    def for_langchain(self) -> list[BaseTool]:
+        """The tools of the current mode, now, as LangChain tools (`invoke` and `ainvoke`), for one conversation.
+
+        With `langchain.agents.create_agent`, `for_langchain_agent()` lists them anew at each step.
+        """
+        from .frameworks.bridge import Bridge
+        from .frameworks.langchain_tools import tools
+
+        return tools(Bridge(self.session()))
+
+    def for_langchain_agent(self, *, require_approval: Approval | None = None) -> list[AgentMiddleware[Any, Any]]:
+        """`create_agent(model, middleware=ts.for_langchain_agent())`: lists the current mode's tools at each
+        model call, the ones this conversation found included, and asks approval with LangChain's
+        human-in-the-loop middleware."""
+        from .frameworks.bridge import Bridge
+        from .frameworks.langchain_tools import middleware
+
+        return middleware(Bridge(self, approval=require_approval))
+
+    # --- lifetime ---------------------------------------------------------------------------
 
     async def aclose(self) -> None:
         """Stop every server this toolset started (a session view leaves them to its toolset)."""
-        if self.pool is not None and self._owns_pool:
+        if self.pool is None or not self._owns_pool:
+            return
+        if self._blocking.active:  # they run in the toolset's own loop
+            await anyio.to_thread.run_sync(self._blocking.close, self.pool.aclose)
+        else:
             await self.pool.aclose()
+
+    def close(self) -> None:
+        """`aclose` for code without an event loop (after `call_sync`, LangChain's `invoke`)."""
+        if self.pool is not None and self._owns_pool:
+            self._blocking.close(self.pool.aclose)
+
+    def __enter__(self) -> ToolSet:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
 
     async def __aenter__(self) -> ToolSet:
         return self

@@ -1,0 +1,139 @@
+"""LangChain: `create_agent` with the toolset's middleware, driven by LangChain's own fake chat model
+(scripted per step) against the real servers, async and blocking; `for_langchain()` tools on their
+own; destructive tools wait for LangChain's human-in-the-loop approval."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+import generated
+import pytest
+from langchain.agents import create_agent
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
+from langchain_core.utils.function_calling import convert_to_openai_tool
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.types import Command
+from pydantic import Field
+
+META = {"search_tools", "list_categories", "browse_category", "get_tool_schema", "call_tool"}
+Step = Callable[[list[BaseMessage], dict[str, Any]], AIMessage]
+
+
+class Scripted(GenericFakeChatModel):
+    """LangChain's fake chat model, answering each call with the next step and recording the tools bound."""
+
+    messages: Iterator[AIMessage] = iter(())
+    steps: list[Step]
+    bound: dict[str, Any] = Field(default_factory=dict)
+
+    def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> Scripted:
+        schemas = [convert_to_openai_tool(t)["function"] for t in tools]
+        self.bound = {s["name"]: s for s in schemas}
+        return self
+
+    def _generate(
+        self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kwargs: Any
+    ) -> ChatResult:
+        return ChatResult(generations=[ChatGeneration(message=self.steps.pop(0)(messages, self.bound))])
+
+
+def call(name: str, arguments: dict[str, Any], id: str) -> AIMessage:
+    return AIMessage(content="", tool_calls=[{"name": name, "args": arguments, "id": id, "type": "tool_call"}])
+
+
+def done(messages: list[BaseMessage], bound: dict[str, Any]) -> AIMessage:
+    return AIMessage(content="done")
+
+
+def last_result(messages: list[BaseMessage]) -> ToolMessage:
+    result = messages[-1]
+    assert isinstance(result, ToolMessage), result
+    return result
+
+
+@pytest.mark.anyio
+async def test_routed_search_lists_the_found_tool_at_the_next_model_call() -> None:
+    def search(messages: list[BaseMessage], bound: dict[str, Any]) -> AIMessage:
+        assert set(bound) == META
+        return call("search_tools", {"query": "current time in a timezone", "limit": 3}, "c1")
+
+    def call_wrongly(messages: list[BaseMessage], bound: dict[str, Any]) -> AIMessage:
+        found = json.loads(str(last_result(messages).content))["tools"][0]["name"]
+        assert found == "time__get_current_time" and found in bound
+        assert bound[found]["parameters"]["required"] == ["timezone"]  # listed with its reviewed schema
+        return call(found, {"tz": "Europe/Paris"}, "c2")
+
+    def recover(messages: list[BaseMessage], bound: dict[str, Any]) -> AIMessage:
+        result = last_result(messages)
+        assert result.status == "error" and "'timezone' is a required property" in str(result.content)
+        return call("time__get_current_time", {"timezone": "Europe/Paris"}, "c3")
+
+    def finish(messages: list[BaseMessage], bound: dict[str, Any]) -> AIMessage:
+        result = last_result(messages)
+        assert result.status == "success" and result.artifact["timezone"] == "Europe/Paris"
+        return AIMessage(content="done")
+
+    model = Scripted(steps=[search, call_wrongly, recover, finish])
+    async with generated.toolset(["time", "demo"], mode="routed") as ts:
+        agent = create_agent(model, middleware=ts.for_langchain_agent())
+        state = await agent.ainvoke({"messages": [("user", "What time is it in Paris?")]})
+        assert ts.materialized == ()  # the conversation's messages hold what it found
+    assert state["messages"][-1].content == "done" and not model.steps
+
+
+def test_a_blocking_agent_runs_the_servers_on_the_toolsets_own_thread() -> None:
+    def ask(messages: list[BaseMessage], bound: dict[str, Any]) -> AIMessage:
+        assert {"time__get_current_time", "time__convert_time"} <= set(bound)  # direct: every tool
+        return call("time__get_current_time", {"timezone": "Asia/Tokyo"}, "c1")
+
+    def finish(messages: list[BaseMessage], bound: dict[str, Any]) -> AIMessage:
+        assert json.loads(str(last_result(messages).content))["timezone"] == "Asia/Tokyo"
+        return AIMessage(content="done")
+
+    model = Scripted(steps=[ask, finish])
+    with generated.toolset(["time"], mode="direct") as ts:
+        state = create_agent(model, middleware=ts.for_langchain_agent()).invoke({"messages": [("user", "Tokyo?")]})
+    assert state["messages"][-1].content == "done" and not model.steps
+
+
+@pytest.mark.anyio
+async def test_plain_tools_carry_the_structured_result_and_errors_as_error_messages() -> None:
+    async with generated.toolset(["demo"], mode="direct") as ts:
+        tools = {t.name: t for t in ts.for_langchain()}
+        convert = tools["demo__convert_temperature"]
+        assert convert.args_schema["properties"]["value"]["type"] == "number"
+        ok = await convert.ainvoke({"type": "tool_call", "name": convert.name, "args": {"value": 100}, "id": "c1"})
+        assert ok.status == "success" and ok.content == "100.00 celsius" and ok.artifact == {"result": "100.00 celsius"}
+        bad = await convert.ainvoke({"type": "tool_call", "name": convert.name, "args": {"value": "hot"}, "id": "c2"})
+        assert bad.status == "error" and "invalid arguments for demo__convert_temperature" in bad.content
+
+
+def test_destructive_tools_wait_for_human_approval_and_call_tool_sends_the_model_to_them() -> None:
+    cancel = "demo__cancel_booking"
+
+    def through_call_tool(messages: list[BaseMessage], bound: dict[str, Any]) -> AIMessage:
+        assert cancel not in bound
+        return call("call_tool", {"name": cancel, "arguments": {"reference": "ABC123"}}, "c1")
+
+    def by_name(messages: list[BaseMessage], bound: dict[str, Any]) -> AIMessage:
+        assert "needs the user's approval" in str(last_result(messages).content) and cancel in bound
+        return call(cancel, {"reference": "ABC123"}, "c2")
+
+    def finish(messages: list[BaseMessage], bound: dict[str, Any]) -> AIMessage:
+        assert "ABC123" in str(last_result(messages).content)
+        return AIMessage(content="done")
+
+    model = Scripted(steps=[through_call_tool, by_name, finish])
+    config: Any = {"configurable": {"thread_id": "t1"}}
+    with generated.toolset(["demo"], mode="routed") as ts:
+        middleware = ts.for_langchain_agent(require_approval="destructive")
+        agent = create_agent(model, middleware=middleware, checkpointer=InMemorySaver())
+        paused = agent.invoke({"messages": [("user", "cancel booking ABC123")]}, config)
+        (interrupt,) = paused["__interrupt__"]
+        assert [r["name"] for r in interrupt.value["action_requests"]] == [cancel]
+        state = agent.invoke(Command(resume={"decisions": [{"type": "approve"}]}), config)
+    assert state["messages"][-1].content == "done" and not model.steps

@@ -1,0 +1,209 @@
+"""pydantic-ai's own agent loop, driven by its `FunctionModel`, over real servers through `for_pydantic_ai()`.
+
+Each scripted step reads only what pydantic-ai gives a model (the messages and the tool
+definitions of that step) and asserts on it before it answers, so a tool listed a step late, a
+retry without the schema or an error that never reached the model fails the run.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from pydantic_ai import Agent, DeferredToolRequests, DeferredToolResults
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelResponse,
+    TextPart,
+    ToolCallPart,
+    ToolReturnPart,
+)
+from pydantic_ai.models.function import AgentInfo, FunctionModel
+
+from conftest import node_server
+
+pytestmark = pytest.mark.anyio
+generated: Any = importlib.import_module("generated")
+META = {"search_tools", "list_categories", "browse_category", "get_tool_schema", "call_tool"}
+
+Step = Callable[[list[ModelMessage], AgentInfo], ModelResponse]
+
+
+def call(name: str, arguments: dict[str, Any]) -> ModelResponse:
+    return ModelResponse(parts=[ToolCallPart(name, arguments)])
+
+
+def done(text: str = "done") -> ModelResponse:
+    return ModelResponse(parts=[TextPart(text)])
+
+
+def listed(info: AgentInfo) -> set[str]:
+    return {tool.name for tool in info.function_tools}
+
+
+def last_part(messages: list[ModelMessage]) -> Any:
+    """The last tool result or retry prompt (pydantic-ai may add a note on newly listed tools after it)."""
+    return next(p for p in reversed(messages[-1].parts) if isinstance(p, ToolReturnPart))
+
+
+def retried(part: Any) -> str:
+    """The feedback of a call the model must make again (a ModelRetry, or arguments that failed validation)."""
+    assert isinstance(part, ToolReturnPart) and part.outcome == "retried", part
+    return part.model_response_str()
+
+
+class Script:
+    """A FunctionModel that plays the steps in order and records the tools each step was offered."""
+
+    def __init__(self, *steps: Step) -> None:
+        self.steps = list(steps)
+        self.offered: list[set[str]] = []
+
+    def __call__(self, messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        self.offered.append(listed(info))
+        return self.steps.pop(0)(messages, info)
+
+    def model(self) -> FunctionModel:
+        return FunctionModel(self)
+
+
+async def test_routed_search_lists_the_found_tool_next_step_and_errors_reach_the_model() -> None:
+    def search(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        assert listed(info) == META  # routed: the model knows only the meta-tools
+        return call("search_tools", {"query": "current time in a timezone", "limit": 3})
+
+    def call_wrongly(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        found = json.loads(last_part(messages).content)["tools"][0]["name"]
+        assert found == "time__get_current_time" and found in listed(info)  # listed on the next step
+        return call(found, {"tz": "Europe/Paris"})  # the wrong property name
+
+    def recover(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        text = retried(last_part(messages))
+        assert "'timezone' is a required property" in text and "Its input schema:" in text
+        return call("time__get_current_time", {"timezone": "Europe/Paris"})
+
+    def find_airport(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        result = last_part(messages)
+        assert isinstance(result, ToolReturnPart) and json.loads(result.content)["timezone"] == "Europe/Paris"
+        return call("search_tools", {"query": "airport IATA code"})
+
+    def server_error(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        assert "demo__airports_find-by-code_b73eb4" in listed(info)
+        assert "time__get_current_time" in listed(info)  # found earlier in the run: still listed
+        return call("demo__airports_find-by-code_b73eb4", {"code": "ZZZ"})
+
+    def finish(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        failed = last_part(messages)
+        assert failed.outcome == "failed" and "unknown airport code ZZZ" in failed.model_response_str()
+        return done()
+
+    script = Script(search, call_wrongly, recover, find_airport, server_error, finish)
+    async with generated.toolset(["time", "demo", "everything"], mode="routed") as ts:
+        node_server("server-everything")
+        agent = Agent(script.model(), toolsets=[ts.for_pydantic_ai()])
+        result = await agent.run("What time is it in Paris, and where is ZZZ?")
+    assert result.output == "done" and not script.steps
+    returns = [p for m in result.all_messages() for p in m.parts if isinstance(p, ToolReturnPart)]
+    structured = [p.metadata for p in returns if p.tool_name == "time__get_current_time" and p.outcome == "success"]
+    assert structured and structured[0]["timezone"] == "Europe/Paris"  # the structured result, beside the text
+
+
+@pytest.mark.parametrize("mode", ["direct", "compact"])
+async def test_direct_and_compact_modes_list_every_tool_and_recover_from_invalid_arguments(mode: str) -> None:
+    def call_without_arguments(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        assert {"time__get_current_time", "time__convert_time"} <= listed(info)
+        assert ("get_tool_schema" in listed(info)) == (mode == "compact")
+        tool = next(t for t in info.function_tools if t.name == "time__get_current_time")
+        if mode == "compact":  # a placeholder that says it is open, so no framework closes it
+            assert tool.parameters_json_schema == {"type": "object", "additionalProperties": True}
+        return call("time__get_current_time", {})
+
+    def recover(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        assert "'timezone' is a required property" in retried(last_part(messages))
+        return call("time__get_current_time", {"timezone": "Asia/Tokyo"})
+
+    def finish(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        assert json.loads(last_part(messages).content)["timezone"] == "Asia/Tokyo"
+        return done()
+
+    script = Script(call_without_arguments, recover, finish)
+    async with generated.toolset(["time"], mode=mode) as ts:
+        result = await Agent(script.model(), toolsets=[ts.for_pydantic_ai()]).run("time in Tokyo?")
+    assert result.output == "done" and not script.steps
+
+
+async def test_each_run_has_its_own_found_tools_and_a_continued_conversation_keeps_them() -> None:
+    found = "time__get_current_time"
+
+    def search(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        return call("search_tools", {"query": "current time in a timezone", "limit": 1})
+
+    def check_found(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        assert found in listed(info)
+        return done()
+
+    def check_fresh(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        assert listed(info) == META
+        return done()
+
+    script = Script(search, check_found, check_fresh, check_found)
+    async with generated.toolset(["time", "demo"], mode="routed") as ts:
+        agent = Agent(script.model(), toolsets=[ts.for_pydantic_ai()])
+        first = await agent.run("what time is it?")
+        await agent.run("another conversation")  # the same agent: this run has found nothing
+        await agent.run("and now?", message_history=first.all_messages())  # the first conversation, continued
+        assert ts.materialized == ()  # the runs' views found the tool, not the toolset
+    assert not script.steps and script.offered[1] == script.offered[3] == META | {found}
+
+
+async def test_destructive_tools_wait_for_approval_and_call_tool_sends_the_model_to_them() -> None:
+    cancel = "demo__cancel_booking"
+
+    def through_call_tool(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        assert cancel not in listed(info)
+        return call("call_tool", {"name": cancel, "arguments": {"reference": "ABC123"}})
+
+    def by_name(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        assert "needs the user's approval" in retried(last_part(messages))
+        assert cancel in listed(info)
+        return call(cancel, {"reference": "ABC123"})
+
+    def finish(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        result = last_part(messages)
+        assert isinstance(result, ToolReturnPart) and "ABC123" in result.content
+        return done()
+
+    script = Script(through_call_tool, by_name, finish)
+    async with generated.toolset(["demo"], mode="routed") as ts:
+        toolset = ts.for_pydantic_ai(require_approval="destructive")
+        agent = Agent(script.model(), toolsets=[toolset], output_type=[str, DeferredToolRequests])
+        paused = await agent.run("cancel booking ABC123")
+        requests = paused.output
+        assert isinstance(requests, DeferredToolRequests)
+        (approval,) = requests.approvals
+        assert approval.tool_name == cancel and requests.metadata[approval.tool_call_id]["tool"] == "cancel_booking"
+        approved = DeferredToolResults(approvals={approval.tool_call_id: True})
+        result = await agent.run(message_history=paused.all_messages(), deferred_tool_results=approved)
+    assert result.output == "done" and not script.steps
+
+
+async def test_a_read_only_tool_needs_no_approval_and_strict_definitions_are_marked() -> None:
+    def convert(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        strict = {t.name: t.strict for t in info.function_tools}
+        assert strict["demo__convert_temperature"] is True
+        schema = next(t for t in info.function_tools if t.name == "demo__convert_temperature").parameters_json_schema
+        assert schema["additionalProperties"] is False and set(schema["required"]) == {"value", "to"}
+        return call("demo__convert_temperature", {"value": 100, "to": None})  # strict's placeholder null
+
+    def finish(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        assert last_part(messages).content == "100.00 celsius"  # the null was dropped: the default unit
+        return done()
+
+    script = Script(convert, finish)
+    async with generated.toolset(["demo"], mode="direct") as ts:
+        toolset = ts.for_pydantic_ai(strict=True, require_approval="destructive")
+        result = await Agent(script.model(), toolsets=[toolset]).run("100 C in C")
+    assert result.output == "done" and not script.steps
