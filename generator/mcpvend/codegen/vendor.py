@@ -10,6 +10,7 @@ from mcpvend.codegen.render import black_format
 RUNTIME = Path(__file__).resolve().parent.parent / "runtime"
 RUNTIME_MODULES = (
     "__init__.py",
+    "audit.py",
     "budget.py",
     "catalog.py",
     "connection.py",
@@ -20,12 +21,14 @@ RUNTIME_MODULES = (
     "pinning.py",
     "pool.py",
     "results.py",
+    "routing.py",
     "search.py",
     "semantic.py",
     "specs.py",
     "strict.py",
     "strict_rules.py",
     "targets.py",
+    "telemetry.py",
     "tools.py",
     "toolset.py",
     "validation.py",
