@@ -5,8 +5,9 @@
    output-schema cache is warm as in the other paths), the generated typed wrapper
    (`generated.<server>.connect(pinning="off")`), and `generated.toolset([server], mode=m).call`
    for m = direct, compact, routed (through the `call_tool` meta-tool, and by the tool's own
-   name). After 20 warm-up calls per path, the paths take turns in rounds (same order each
-   round) until each has made N sequential calls; every result is checked to be a success.
+   name), and direct again with an audit trail (`audit_dir=`, a temporary directory). After 20
+   warm-up calls per path, the paths take turns in rounds (same order each round) until each
+   has made N sequential calls; every result is checked to be a success.
    Reported per path: median and p90 of the per-call wall times, the median's ratio to the raw
    median, and the median in-process cost of the same dispatch over a canned result (no I/O:
    the wrapper's or the ToolSet's validation and normalization, without the SDK's session).
@@ -30,6 +31,7 @@ import json
 import os
 import statistics
 import sys
+import tempfile
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from contextlib import AbstractAsyncContextManager, AsyncExitStack
@@ -46,6 +48,7 @@ import anyio  # noqa: E402
 import generated  # noqa: E402
 import generated.demo  # noqa: E402
 import generated.time  # noqa: E402
+from generated._runtime.audit import AuditTrail as PackageTrail  # noqa: E402
 from generated._runtime.pool import Pool as PackagePool  # noqa: E402
 from generated._runtime.results import ModelResult as PackageResult  # noqa: E402
 from generated._runtime.toolset import ToolSet as PackageToolSet  # noqa: E402
@@ -126,7 +129,9 @@ class CannedPool(PackagePool):
         super().__init__({})
         self.result = result
 
-    async def call(self, entry: Any, arguments: Mapping[str, Any]) -> types.CallToolResult:
+    async def call(
+        self, entry: Any, arguments: Mapping[str, Any], *, on_retry: Callable[[], None] | None = None
+    ) -> types.CallToolResult:
         return self.result
 
 
@@ -140,6 +145,11 @@ class CannedSession:
         self, name: str, arguments: dict[str, Any] | None = None, read_timeout_seconds: float | None = None
     ) -> types.CallToolResult:
         return self.result
+
+    async def send_request(
+        self, request: object, result_type: object, request_read_timeout_seconds: float | None = None
+    ) -> types.CallToolResult:
+        return self.result  # the typed wrapper sends `tools/call` through the session's request API
 
 
 def answer(label: str, result: object) -> str:
@@ -193,7 +203,7 @@ async def open_paths(stack: AsyncExitStack, case: Case) -> tuple[list[CallPath],
     protocols = [
         ("ClientSession", initialized.protocol_version),
         ("mcp.Client", client.protocol_version),
-        ("typed wrapper", getattr(tools.session, "protocol_version", "?")),
+        ("typed wrapper", getattr(tools._session, "protocol_version", "?")),
     ]
     paths = [
         CallPath("raw ClientSession.call_tool", lambda: session.call_tool(case.tool, case.arguments)),
@@ -202,18 +212,21 @@ async def open_paths(stack: AsyncExitStack, case: Case) -> tuple[list[CallPath],
     ]
     provider = f"{case.server}__{case.tool}"
     routed = {"name": provider, "arguments": case.arguments}
-    ways: list[tuple[str, RequestedMode, str, Mapping[str, Any]]] = [
-        ("ToolSet direct", "direct", provider, case.arguments),
-        ("ToolSet compact", "compact", provider, case.arguments),
-        ("ToolSet routed, call_tool", "routed", "call_tool", routed),
-        ("ToolSet routed, by name", "routed", provider, case.arguments),
+    audit = stack.enter_context(tempfile.TemporaryDirectory())
+    ways: list[tuple[str, RequestedMode, str, Mapping[str, Any], str | None]] = [
+        ("ToolSet direct", "direct", provider, case.arguments, None),
+        ("ToolSet compact", "compact", provider, case.arguments, None),
+        ("ToolSet routed, call_tool", "routed", "call_tool", routed, None),
+        ("ToolSet routed, by name", "routed", provider, case.arguments, None),
+        ("ToolSet direct, audit trail", "direct", provider, case.arguments, audit),
     ]
-    for label, mode, name, arguments in ways:
-        toolset = generated.toolset([case.server], mode=mode, pinning="off", cwd=cwd)
+    for label, mode, name, arguments, audit_dir in ways:
+        toolset = generated.toolset([case.server], mode=mode, pinning="off", cwd=cwd, audit_dir=audit_dir)
         await stack.enter_async_context(toolset)
         if toolset.mode != mode:
             sys.exit(f"{label}: asked for mode {mode}, the toolset runs in {toolset.mode}")
-        local = PackageToolSet(toolset.catalog, pool=CannedPool(canned), mode=mode)
+        trail = None if audit_dir is None else PackageTrail(Path(audit_dir) / "canned")
+        local = PackageToolSet(toolset.catalog, pool=CannedPool(canned), mode=mode, audit=trail)
         paths.append(CallPath(label, dispatch(toolset, name, arguments), dispatch(local, name, arguments)))
     return paths, ", ".join(f"{who} {version}" for who, version in protocols)
 

@@ -9,14 +9,16 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Mapping, Sequence
-from typing import Literal, TextIO
+from typing import Any, Literal, TextIO
 
+from .audit import AuditTrail
 from .budget import MATERIALIZE_CAPS, Budget, RequestedMode
 from .catalog import Catalog, Entry, Filter, RankerFactory
 from .manifest import load_manifest
 from .pinning import DEFAULT_PIN_TTL, Pinning
 from .pool import DEFAULT_TIMEOUT, Connection, Pool
 from .results import DEFAULT_MAX_CHARS, MediaStore
+from .routing import Router, Routing
 from .toolset import ToolSet
 
 ModelSize = Literal["small", "medium", "large"]
@@ -54,6 +56,12 @@ class PackageToolsets:
         max_result_chars: int = DEFAULT_MAX_CHARS,
         media_dir: str | None = None,
         ranker: RankerFactory | str | None = None,
+        routes: Sequence[Mapping[str, Any]] = (),
+        default_bundles: Sequence[str] | None = None,
+        router: Router | None = None,
+        bundle_descriptions: Mapping[str, str] | None = None,
+        audit_dir: str | None = None,
+        audit_arguments: bool = False,
     ) -> ToolSet:
         """A toolset over `servers` (default: all), nothing started until the model calls a tool.
 
@@ -63,6 +71,9 @@ class PackageToolsets:
         that server starts). Nothing is read from the environment until a server starts, so a
         missing credential fails the calls to its own server only: `await ts.check()` fails fast.
         `timeout` bounds each call; `start_timeout` each start (default: the lockfile's, 30 s).
+        `routes`, `default_bundles`, `router` and `bundle_descriptions` drive `ts.route(...)` (seed
+        002's routing phase); `audit_dir` keeps its tool-calls.jsonl there (`audit_arguments`: with
+        the arguments themselves, not only their digest).
         """
         manifests = {
             m.server: (sub, m)
@@ -113,6 +124,13 @@ class PackageToolsets:
         budget = Budget(
             context_window, budget_ratio, tool_limit, compact_tokens_per_tool
         )
+        routing = Routing(
+            catalog,
+            routes=routes,
+            default_bundles=default_bundles,
+            router=router,
+            descriptions=bundle_descriptions,
+        )
         return ToolSet(
             catalog,
             pool=Pool(connections),
@@ -125,4 +143,10 @@ class PackageToolsets:
             ),
             max_result_chars=max_result_chars,
             media=MediaStore(media_dir),
+            routing=routing,
+            audit=(
+                None
+                if audit_dir is None
+                else AuditTrail(audit_dir, arguments=audit_arguments)
+            ),
         )

@@ -14,19 +14,21 @@ import importlib
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from types import EllipsisType, TracebackType
+from typing import TYPE_CHECKING, Any, Unpack
 
 import anyio
 from pydantic import BaseModel, ValidationError
 
 from . import validation
+from .audit import Audit, AuditTrail, CallRecord, RouteRecord
 from .blocking import Blocking
 from .budget import MATERIALIZE_CAPS, Budget, Plan, RequestedMode, choose
 from .catalog import Ambiguous, Catalog, Entry
 from .pinning import DriftError
 from .pool import CallFailed, Pool
 from .results import DEFAULT_MAX_CHARS, MediaStore, ModelResult, error_result, normalize
+from .routing import Decision, RouteInputs, Routing, StepInputs
 from .specs import (
     GET_TOOL_SCHEMA,
     META_NAMES,
@@ -75,8 +77,10 @@ class ToolSet:
         max_materialized: int = MATERIALIZE_CAPS["medium"],
         max_result_chars: int = DEFAULT_MAX_CHARS,
         media: MediaStore | None = None,
+        routing: Routing | None = None,
+        audit: AuditTrail | None = None,
     ) -> None:
-        self.catalog = catalog
+        self.catalog = catalog  # as the current step sees it: `route()` narrows it (`routing.catalog` is all)
         self.pool = pool
         self.max_materialized = max_materialized
         self.max_result_chars = max_result_chars
@@ -97,6 +101,10 @@ class ToolSet:
             compact=tokens([*(compact_spec(e) for e in entries), GET_TOOL_SCHEMA]),
             routed=tokens(META_TOOLS),
         )
+        self.routing = routing or Routing(catalog)
+        self.decision: Decision | None = None  # the current step's, once routed
+        self.audit = Audit(audit)
+        self.audit.plan(self._plan)
 
     # --- what the model sees ---------------------------------------------------------------
 
@@ -111,7 +119,10 @@ class ToolSet:
     @property
     def materialized(self) -> tuple[str, ...]:
         """The tools found by search that routed mode offers directly, in spec order."""
-        return tuple(sorted(self._recent[: self.max_materialized]))
+        found = [
+            name for name in self._recent if name in self.catalog.by_provider
+        ]  # in this step's bundles
+        return tuple(sorted(found[: self.max_materialized]))
 
     def specs(self) -> list[ToolSpec]:
         if self.mode == "direct":
@@ -124,13 +135,21 @@ class ToolSet:
         ]
 
     def tool_specs(
-        self, format: Format = "openai", *, strict: bool = False
+        self,
+        format: Format = "openai",
+        *,
+        strict: bool = False,
+        bundles: Sequence[str] | EllipsisType | None = ...,
     ) -> list[dict[str, Any]]:
         """The tools to hand the model, as plain dicts in the provider's format.
 
         `strict=True` ("openai", "openai-responses", "anthropic"): each tool in the provider's strict
         form where it has one, the others as usual (`plan()` names them); `call` maps the nulls back.
+        `bundles`: these bundles' tools only (None: every tool), from now on, as `expose` does;
+        left out, the current step's (see `route`).
         """
+        if not isinstance(bundles, EllipsisType):
+            self.expose(bundles)
         if strict:
             return strict_specs(self.specs(), format)[0]
         return [spec.render(format) for spec in self.specs()]
@@ -138,6 +157,7 @@ class ToolSet:
     def search(self, query: str, limit: int = 10) -> list[Entry]:
         """Search the tools and materialize the hits (seed 003: run it on the user's message first)."""
         hits = self.catalog.search(query, limit)
+        self.audit.search(query, limit, [e.provider for e in hits])
         self._promote([e.provider for e in hits])
         return hits
 
@@ -146,11 +166,41 @@ class ToolSet:
         self._promote([self._entry(name).provider for name in names])
 
     def _promote(self, found: list[str]) -> None:
+        offered = self.materialized
         self._recent = found + [name for name in self._recent if name not in found]
+        if self.mode == "routed" and self.materialized != offered:
+            self.audit.materialize(self.materialized)
 
     def reset(self) -> None:
         """Forget materialized tools (say, when a new user message starts a new task)."""
         self._recent = []
+
+    # --- the routing phase (seed 002) --------------------------------------------------------
+
+    def route(self, **inputs: Unpack[StepInputs]) -> Decision:
+        """Choose the next step's bundles by the rules (or `default_bundles`) and expose only their tools.
+
+        With a model router configured, use `await aroute(...)`: what no rule decides goes to it.
+        """
+        with self.audit.route() as record:
+            return self._step(self.routing.decide(RouteInputs(**inputs)), record)
+
+    async def aroute(self, **inputs: Unpack[StepInputs]) -> Decision:
+        """`route`, and the model router decides what no rule does (its answer is checked; if unusable: the default)."""
+        with self.audit.route() as record:
+            return self._step(await self.routing.adecide(RouteInputs(**inputs)), record)
+
+    def expose(self, bundles: Sequence[str] | None) -> None:
+        """Offer only these bundles' tools from now on (None: every tool), as a route decision does."""
+        chosen = self.routing.chosen(bundles)
+        if chosen.bundles != (None if self.decision is None else self.decision.bundles):
+            with self.audit.route() as record:
+                self._step(chosen, record)
+
+    def _step(self, decision: Decision, record: RouteRecord) -> Decision:
+        self.decision, self.catalog = decision, self.routing.view(decision)
+        record.done(decision, len(self.catalog.entries))
+        return decision
 
     # --- what the model does ----------------------------------------------------------------
 
@@ -161,33 +211,43 @@ class ToolSet:
 
         `arguments` may be the JSON string a provider sends. Problems become error results.
         """
+        with self.audit.call(
+            name, arguments
+        ) as record:  # its record in the audit trail, and its span
+            return record.end(await self._call(name, arguments, record))
+
+    async def _call(
+        self, name: str, arguments: Mapping[str, Any] | str | None, record: CallRecord
+    ) -> ModelResult:
         if isinstance(arguments, str):
             try:
                 arguments = json.loads(arguments) if arguments.strip() else {}
             except ValueError as exc:
-                return self._error(
+                error = self._error(
                     f"the arguments of '{name}' are not valid JSON: {exc}", retry=True
                 )
+                return record.end(error, "invalid_arguments")
         if arguments is None:
             arguments = {}
         if not isinstance(arguments, Mapping):
-            return self._error(
+            error = self._error(
                 f"the arguments of '{name}' must be a JSON object, not {type(arguments).__name__}",
                 retry=True,
             )
+            return record.end(error, "invalid_arguments")
         if name in META_NAMES:
-            return await self._meta(name, arguments)
-        return await self._call_tool(name, arguments)
+            return await self._meta(name, arguments, record)
+        return await self._call_tool(name, arguments, record)
 
-    async def _meta(self, name: str, arguments: Mapping[str, Any]) -> ModelResult:
+    async def _meta(
+        self, name: str, arguments: Mapping[str, Any], record: CallRecord
+    ) -> ModelResult:
         spec = _META[name]
         arguments = from_strict(spec.input_schema, arguments)
         problem = self._invalid(spec.input_schema, arguments)
         if problem:
-            return self._error(
-                f"invalid arguments for {name}: {problem}\nIts input schema: {_json(spec.input_schema)}",
-                retry=True,
-            )
+            error = f"invalid arguments for {name}: {problem}\nIts input schema: {_json(spec.input_schema)}"
+            return record.end(self._error(error, retry=True), "invalid_arguments")
         if name == "search_tools":
             hits = self.search(arguments["query"], arguments.get("limit", 10))
             listing = [self._listing(e) for e in hits]
@@ -213,7 +273,7 @@ class ToolSet:
                 f"'{target}' is a meta-tool: call it directly, not through call_tool",
                 retry=True,
             )
-        return await self._call_tool(target, arguments.get("arguments") or {})
+        return await self._call_tool(target, arguments.get("arguments") or {}, record)
 
     def _listing(self, entry: Entry) -> dict[str, str]:
         return {"name": entry.provider, "description": entry.summary}
@@ -253,10 +313,19 @@ class ToolSet:
             schema["annotations"] = entry.tool["annotations"]
         return self._ok(schema)
 
-    async def _call_tool(self, name: str, arguments: Mapping[str, Any]) -> ModelResult:
+    async def _call_tool(
+        self, name: str, arguments: Mapping[str, Any], record: CallRecord
+    ) -> ModelResult:
         entry, problem = self._lookup(name)
         if entry is None:
-            return self._error(problem, retry=True)
+            record.target(
+                hidden := self.routing.hidden(name, self.decision), arguments
+            )  # of another step, or None
+            return record.end(
+                self._error(problem, retry=True),
+                "unknown_tool" if hidden is None else "not_routed",
+            )
+        record.target(entry, arguments)
         arguments = from_strict(
             entry.input_schema, arguments
         )  # a strict call's placeholder nulls
@@ -264,30 +333,42 @@ class ToolSet:
             entry, arguments
         )
         if problem:
-            return self._error(
+            error = self._error(
                 f"invalid arguments for {entry.provider}: {problem}\n"
                 f"Its input schema: {_json(entry.input_schema)}\nCall it again with arguments that match.",
                 retry=True,
             )
+            return record.end(error, "invalid_arguments")
         if self.pool is None:
-            return self._error(
+            error = self._error(
                 f"tool '{entry.provider}' cannot be called: this toolset has no server connections"
             )
+            return record.end(error, "failed")
         try:
-            result = await self.pool.call(entry, arguments)
+            result = await self.pool.call(entry, arguments, on_retry=record.retried)
         except (CallFailed, DriftError) as exc:
-            return self._error(str(exc))
+            return record.end(
+                self._error(str(exc)),
+                "refused" if isinstance(exc, DriftError) else "failed",
+            )
         try:
-            return normalize(
+            normalized = normalize(
                 result,
                 output_schema=entry.output_schema,
                 store=self.media,
                 max_chars=self.max_result_chars,
             )
         except OSError as exc:  # the media directory is full or unwritable
-            return self._error(
+            error = self._error(
                 f"the result of '{entry.provider}' could not be kept: {exc.strerror or exc}"
             )
+            return record.end(error, "failed")
+        if not normalized.is_error:
+            return record.end(normalized, "ok")
+        return record.end(
+            normalized,
+            "tool_error" if getattr(result, "is_error", False) else "invalid_output",
+        )
 
     def target(
         self, name: str, arguments: Mapping[str, Any] | None = None
@@ -310,6 +391,10 @@ class ToolSet:
             return None, str(exc)
         if entry is not None:
             return entry, ""
+        if (
+            hidden := self.routing.hidden(name, self.decision)
+        ) is not None:  # a tool this step was not given
+            return None, self.routing.denial(hidden, self.decision)
         close = [e.provider for e in self.catalog.search(name, 3)]
         hint = (
             f"; did you mean {', '.join(close)}?"
@@ -358,12 +443,15 @@ class ToolSet:
         """A view for one conversation: `async with ts.session() as conversation: ...`.
 
         It shares the catalog, the plan, the media store and the running servers, and has its own
-        materialized tools (its own searches), so one toolset serves many conversations at once
-        without one's searches changing another's tool list. Closing it stops nothing.
+        materialized tools (its own searches) and route decisions (none yet: every tool), so one
+        toolset serves many conversations at once without one's searches or steps changing
+        another's tool list. Closing it stops nothing.
         """
         view = copy.copy(self)
         view._recent = []
         view._owns_pool = False
+        view.catalog, view.decision = self.routing.catalog, None  # no step routed yet
+        view.audit = self.audit.session()
         return view
 
     async def check(self, servers: Sequence[str] | None = None) -> None:

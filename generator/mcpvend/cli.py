@@ -332,6 +332,7 @@ def show(options: Options, servers: tuple[str, ...], context_window: int, fmt: s
 @click.option(
     "--ranker", type=click.Choice(["bm25", "hybrid"]), default="bm25", show_default=True, help="hybrid needs wordllama."
 )
+@click.option("--audit-dir", metavar="DIR", help="Append every call, search and route to DIR/tool-calls.jsonl.")
 @click.pass_obj
 def serve(
     options: Options,
@@ -342,13 +343,21 @@ def serve(
     host: str,
     port: int,
     ranker: str,
+    audit_dir: str | None,
 ) -> None:
     """Serve the reviewed tools over MCP, calls forwarded under pinning."""
     from mcpvend.serve import ServeOptions
     from mcpvend.serve import serve as run_serve
 
     chosen = ServeOptions(
-        servers, cast("RequestedMode", mode), context_window, cast("Transport", transport), host, port, ranker
+        servers,
+        cast("RequestedMode", mode),
+        context_window,
+        cast("Transport", transport),
+        host,
+        port,
+        ranker,
+        audit_dir=audit_dir,
     )
     try:
         run_serve(_load(options), chosen, announce=lambda line: click.echo(line, err=True))

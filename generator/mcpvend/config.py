@@ -38,7 +38,7 @@ _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 _STDIO_KEYS = {"command", "args", "env", "cwd"}
 _HTTP_KEYS = {"url", "headers"}
 _COMMON_KEYS = {"include", "exclude", "timeout", "capabilities", "protocol", "rename"}
-_TOP_KEYS = {"servers", "lockfiles", "output", "lint"}
+_TOP_KEYS = {"servers", "lockfiles", "output", "lint", "routing"}
 # A reviewed lint finding: RULE@SERVER/TOOL, globs allowed in SERVER and TOOL (an empty TOOL: the server's own text).
 _IGNORE_ENTRY = re.compile(r"^[a-z0-9-]+@[^/@\s]+/[^@\s]*$")
 # Keys other clients put in .mcp.json-style files that mean nothing to us.
@@ -118,6 +118,7 @@ class Config:
     lockfiles: Path
     output: Path
     lint_ignore: tuple[str, ...] = ()  # `[lint] ignore`, RULE@SERVER/TOOL; rule ids are checked by drift.ignore
+    routing: Mapping[str, Any] = field(default_factory=dict)  # `[routing]` as toolset() options (bundles, routes, ...)
 
     @property
     def base_dir(self) -> Path:
@@ -192,6 +193,7 @@ def load_config(path: Path, *, lockfiles: Path | None = None, output: Path | Non
         lockfiles=lockfiles or base / _string(path, "", "lockfiles", table.get("lockfiles", "lockfiles")),
         output=output or base / _string(path, "", "output", table.get("output", "generated")),
         lint_ignore=_lint_ignore(path, table.get("lint", {})),
+        routing=_routing(path, table.get("routing", {}), servers),
     )
 
 
@@ -207,6 +209,17 @@ def _lint_ignore(path: Path, lint: object) -> tuple[str, ...]:
                 f"{path}: [lint] ignore: {entry!r} is not RULE@SERVER/TOOL (e.g. 'tool-reference@github/*')"
             )
     return tuple(entries)
+
+
+def _routing(path: Path, routing: object, servers: Mapping[str, ServerConfig]) -> dict[str, Any]:
+    if routing == {}:
+        return {}
+    from mcpvend.runtime.routing import RoutingError, routing_options  # the catalog it needs costs `--check` 20 ms
+
+    try:
+        return routing_options(routing, where=f"{path}: [routing]", servers=servers)
+    except RoutingError as exc:
+        raise ConfigError(str(exc)) from None
 
 
 def _read_toml(path: Path) -> dict[str, Any]:

@@ -17,6 +17,7 @@ import signal
 import socket
 import sys
 import threading
+import warnings
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -64,19 +65,22 @@ class ServeOptions:
     host: str = LOOPBACK
     port: int = 8000
     ranker: str = "bm25"  # search_tools' ranking: "bm25" or "hybrid" (needs wordllama)
+    audit_dir: str | None = None  # where tool-calls.jsonl records every call of every client
 
 
 def serve(config: Config, options: ServeOptions, announce: Callable[[str], None]) -> None:
     """Serve until the client hangs up (stdio) or the process is interrupted (http)."""
     import anyio
 
-    toolset = load_toolset(config, options)
-    for line in missing_variables(config, options.servers):
-        announce(line)
-    if options.transport == "stdio":
-        anyio.run(_serve_stdio, toolset, announce)
-    else:
-        anyio.run(_serve_http, toolset, options.host, options.port, announce)
+    with warnings.catch_warnings():  # e.g. an audit trail that cannot be written: one line, as warnings here are
+        warnings.showwarning = lambda message, *_: announce(f"warning: {message}")
+        toolset = load_toolset(config, options)  # its audit trail records the plan already
+        for line in missing_variables(config, options.servers):
+            announce(line)
+        if options.transport == "stdio":
+            anyio.run(_serve_stdio, toolset, announce)
+        else:
+            anyio.run(_serve_http, toolset, options.host, options.port, announce)
 
 
 def load_toolset(config: Config, options: ServeOptions) -> ToolSet:
@@ -98,6 +102,10 @@ def load_toolset(config: Config, options: ServeOptions) -> ToolSet:
             headers=headers,
             cwd=str(config.base_dir),
             errlog=sys.stderr,
+            # [routing] bundles are categories; no route is decided here (no MCP request says its step)
+            bundles=config.routing.get("bundles"),
+            bundle_descriptions=config.routing.get("bundle_descriptions"),
+            audit_dir=options.audit_dir,
         )
     except Exception as exc:  # noqa: BLE001 - the vendored runtime's ConnectError is a class of its own
         raise ServeError(str(exc.args[0]) if exc.args else type(exc).__name__) from None

@@ -8,14 +8,16 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Mapping, Sequence
-from typing import Literal, TextIO
+from typing import Any, Literal, TextIO
 
+from .audit import AuditTrail
 from .budget import MATERIALIZE_CAPS, Budget, RequestedMode
 from .catalog import Catalog, Entry, Filter, RankerFactory
 from .manifest import load_manifest
 from .pinning import DEFAULT_PIN_TTL, Pinning
 from .pool import DEFAULT_TIMEOUT, Connection, Pool
 from .results import DEFAULT_MAX_CHARS, MediaStore
+from .routing import Router, Routing
 from .toolset import ToolSet
 
 ModelSize = Literal["small", "medium", "large"]
@@ -53,6 +55,12 @@ class PackageToolsets:
         max_result_chars: int = DEFAULT_MAX_CHARS,
         media_dir: str | None = None,
         ranker: RankerFactory | str | None = None,
+        routes: Sequence[Mapping[str, Any]] = (),
+        default_bundles: Sequence[str] | None = None,
+        router: Router | None = None,
+        bundle_descriptions: Mapping[str, str] | None = None,
+        audit_dir: str | None = None,
+        audit_arguments: bool = False,
     ) -> ToolSet:
         """A toolset over `servers` (default: all), nothing started until the model calls a tool.
 
@@ -62,6 +70,9 @@ class PackageToolsets:
         that server starts). Nothing is read from the environment until a server starts, so a
         missing credential fails the calls to its own server only: `await ts.check()` fails fast.
         `timeout` bounds each call; `start_timeout` each start (default: the lockfile's, 30 s).
+        `routes`, `default_bundles`, `router` and `bundle_descriptions` drive `ts.route(...)` (seed
+        002's routing phase); `audit_dir` keeps its tool-calls.jsonl there (`audit_arguments`: with
+        the arguments themselves, not only their digest).
         """
         manifests = {m.server: (sub, m) for sub in self.subpackages for m in [load_manifest(f"{self.package}.{sub}")]}
         chosen = list(manifests) if servers is None else list(dict.fromkeys(servers))
@@ -97,6 +108,9 @@ class PackageToolsets:
             entries, servers=chosen, bundles=bundles, tool_filter=Filter(tuple(allow), tuple(deny)), ranker=ranker
         )
         budget = Budget(context_window, budget_ratio, tool_limit, compact_tokens_per_tool)
+        routing = Routing(
+            catalog, routes=routes, default_bundles=default_bundles, router=router, descriptions=bundle_descriptions
+        )
         return ToolSet(
             catalog,
             pool=Pool(connections),
@@ -105,4 +119,6 @@ class PackageToolsets:
             max_materialized=MATERIALIZE_CAPS[model_size] if max_materialized is None else max_materialized,
             max_result_chars=max_result_chars,
             media=MediaStore(media_dir),
+            routing=routing,
+            audit=None if audit_dir is None else AuditTrail(audit_dir, arguments=audit_arguments),
         )

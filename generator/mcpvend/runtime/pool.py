@@ -215,8 +215,13 @@ class Pool:
     def __init__(self, connections: Mapping[str, Connection]) -> None:
         self.connections = dict(connections)
 
-    async def call(self, entry: Entry, arguments: Mapping[str, Any]) -> types.CallToolResult:
-        """Run one tool; raises `CallFailed` (with a message for the model) when there is no result."""
+    async def call(
+        self, entry: Entry, arguments: Mapping[str, Any], *, on_retry: Callable[[], None] | None = None
+    ) -> types.CallToolResult:
+        """Run one tool; raises `CallFailed` (with a message for the model) when there is no result.
+
+        `on_retry` is told when the call is sent again after a restart (the audit trail counts it).
+        """
         connection = self.connections[entry.server]
         result = await connection.call(entry, arguments)
         if result is not None:
@@ -226,6 +231,8 @@ class Pool:
                 f"server '{entry.server}' stopped during the call and was restarted; the call was not repeated "
                 f"because '{entry.provider}' is not annotated read-only or idempotent (it may have run)"
             )
+        if on_retry is not None:
+            on_retry()
         result = await connection.call(entry, arguments)
         if result is None:
             raise CallFailed(f"server '{entry.server}' stopped during the call twice; giving up")
