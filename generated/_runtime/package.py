@@ -13,6 +13,7 @@ from typing import Literal, TextIO
 
 from .budget import MATERIALIZE_CAPS, Budget, RequestedMode
 from .catalog import Catalog, Entry, Filter, RankerFactory
+from .formats import choose_format
 from .manifest import load_manifest
 from .pinning import DEFAULT_PIN_TTL, Pinning
 from .pool import DEFAULT_TIMEOUT, Connection, Pool
@@ -54,6 +55,9 @@ class PackageToolsets:
         max_result_chars: int = DEFAULT_MAX_CHARS,
         media_dir: str | None = None,
         ranker: RankerFactory | str | None = None,
+        formats: Sequence[str] | None = None,
+        primary: str | None = None,
+        model_tool_calling: bool = True,
     ) -> ToolSet:
         """A toolset over `servers` (default: all), nothing started until the model calls a tool.
 
@@ -63,6 +67,8 @@ class PackageToolsets:
         that server starts). Nothing is read from the environment until a server starts, so a
         missing credential fails the calls to its own server only: `await ts.check()` fails fast.
         `timeout` bounds each call; `start_timeout` each start (default: the lockfile's, 30 s).
+        `formats`, `primary`, `model_tool_calling`: the tool-call format, chosen by seed 003's decision tree
+        (`formats.choose_format`): native, code mode, or a text format (hermes, mistral, pythonic, json).
         """
         manifests = {
             m.server: (sub, m)
@@ -113,6 +119,9 @@ class PackageToolsets:
         budget = Budget(
             context_window, budget_ratio, tool_limit, compact_tokens_per_tool
         )
+        call_format = choose_format(
+            formats, primary, model_tool_calling=model_tool_calling
+        )
         return ToolSet(
             catalog,
             pool=Pool(connections),
@@ -125,4 +134,5 @@ class PackageToolsets:
             ),
             max_result_chars=max_result_chars,
             media=MediaStore(media_dir),
+            call_format=call_format,
         )

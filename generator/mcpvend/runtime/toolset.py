@@ -22,12 +22,15 @@ from pydantic import BaseModel, ValidationError
 from . import validation
 from .budget import MATERIALIZE_CAPS, Budget, Plan, RequestedMode, choose
 from .catalog import Ambiguous, Catalog, Entry
+from .formats import FormatChoice, choose_format, text_format
 from .manifest import ConnectError
 from .pinning import DriftError
 from .pool import CallFailed, Pool
 from .results import DEFAULT_MAX_CHARS, MediaStore, ModelResult, error_result, normalize
 from .specs import GET_TOOL_SCHEMA, META_NAMES, META_TOOLS, Format, Mode, ToolSpec, compact_spec, full_spec, tokens
 from .strict import drop_nulls, strict_reports, strict_specs
+from .textcalls import CallError, ParsedCall, ParsedCalls, TextFormat
+from .texttools import Prepared, parse
 from .tools import from_wire
 
 PAGE_SIZE = 20
@@ -54,6 +57,7 @@ class ToolSet:
         max_materialized: int = MATERIALIZE_CAPS["medium"],
         max_result_chars: int = DEFAULT_MAX_CHARS,
         media: MediaStore | None = None,
+        call_format: FormatChoice | None = None,
     ) -> None:
         self.catalog = catalog
         self.pool = pool
@@ -71,6 +75,7 @@ class ToolSet:
             compact=tokens([*(compact_spec(e) for e in entries), GET_TOOL_SCHEMA]),
             routed=tokens(META_TOOLS),
         )
+        self._plan = replace(self._plan, format=call_format or choose_format())
 
     # --- what the model sees ---------------------------------------------------------------
 
@@ -263,6 +268,44 @@ class ToolSet:
 
     def _error(self, message: str) -> ModelResult:
         return error_result(message, max_chars=self.max_result_chars)
+
+    # --- text tool-call formats, for models without native tool calling -----------------------
+
+    @property
+    def call_format(self) -> str:
+        """The tool-call format the model gets: native, code, or a text format (`plan()` says why)."""
+        return self._plan.format.format if self._plan.format is not None else "native"
+
+    def text_prompt(self, format: str | None = None) -> str:
+        """This mode's tools as system-prompt text in a text format (default: the one chosen)."""
+        return self._text_format(format).prompt(self.specs())
+
+    def parse_calls(self, text: str, format: str | None = None) -> ParsedCalls:
+        """The tool calls in a model's text, named as this toolset knows them; never raises on model text."""
+        return parse(self._text_format(format), text, self._lookup, self.catalog.by_provider)
+
+    def text_calls(self, calls: Sequence[ParsedCall], format: str | None = None) -> str:
+        """Calls written as the model writes them in a text format (for history or few-shot examples)."""
+        return self._text_format(format).render_calls(calls)
+
+    def text_result(
+        self, call: ParsedCall | CallError, result: ModelResult, *, format: str | None = None, role: str | None = None
+    ) -> dict[str, str]:
+        """The message that gives the model one call's result (or a `CallError`'s), in the format's own role."""
+        chosen = self._text_format(format)
+        return {"role": role or chosen.role, "content": chosen.render_result(call, result)}
+
+    def prepare(self, user_message: str, *, spec_format: Format = "openai", strict: bool = False) -> Prepared:
+        """Turn one (seed 003): search the tools with the user's message, materialize the hits up to the
+        model-size cap, and return what the first request needs: specs, or prompt text for a text format.
+        The model can still call `search_tools` later."""
+        found = tuple(e.provider for e in self.search(user_message, self.max_materialized))
+        if self._plan.format is not None and self._plan.format.is_text:
+            return Prepared(self.call_format, found, prompt=self.text_prompt())
+        return Prepared(self.call_format, found, specs=self.tool_specs(spec_format, strict=strict))
+
+    def _text_format(self, format: str | None) -> TextFormat:
+        return text_format(format or self.call_format)
 
     # --- lifetime ---------------------------------------------------------------------------
 
