@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from .formats import FormatChoice
 from .specs import Mode
 from .strict import StrictReport
 
@@ -55,6 +56,7 @@ class Plan:
     compact_tokens: int  # every tool by name and one line, plus get_tool_schema (measured)
     routed_tokens: int  # the meta-tools alone
     strict: tuple[StrictReport, ...] = ()  # per strict format: the tools it cannot send strict, and why
+    format: FormatChoice | None = None  # the tool-call format (native, code, a text format), and why
 
     @property
     def compact_counted(self) -> int:
@@ -74,6 +76,7 @@ class Plan:
             f"compact: {self.compact_tokens:>7} tokens measured ({per_tool}, with get_tool_schema){counted}",
             f"routed:  {self.routed_tokens:>7} tokens (meta-tools only, plus materialized tools)",
             *map(str, self.strict),
+            *([str(self.format)] if self.format is not None else []),
         ]
         return "\n".join(rows)
 

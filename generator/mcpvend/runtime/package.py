@@ -13,6 +13,7 @@ from typing import Any, Literal, TextIO
 from .audit import AuditTrail
 from .budget import MATERIALIZE_CAPS, Budget, RequestedMode
 from .catalog import Catalog, Entry, Filter, RankerFactory
+from .formats import choose_format
 from .manifest import load_manifest
 from .pinning import DEFAULT_PIN_TTL, Pinning
 from .pool import DEFAULT_TIMEOUT, Connection, Pool
@@ -61,6 +62,9 @@ class PackageToolsets:
         bundle_descriptions: Mapping[str, str] | None = None,
         audit_dir: str | None = None,
         audit_arguments: bool = False,
+        formats: Sequence[str] | None = None,
+        primary: str | None = None,
+        model_tool_calling: bool = True,
     ) -> ToolSet:
         """A toolset over `servers` (default: all), nothing started until the model calls a tool.
 
@@ -73,6 +77,8 @@ class PackageToolsets:
         `routes`, `default_bundles`, `router` and `bundle_descriptions` drive `ts.route(...)` (seed
         002's routing phase); `audit_dir` keeps its tool-calls.jsonl there (`audit_arguments`: with
         the arguments themselves, not only their digest).
+        `formats`, `primary`, `model_tool_calling`: the tool-call format, chosen by seed 003's decision tree
+        (`formats.choose_format`): native, code mode, or a text format (hermes, mistral, pythonic, json).
         """
         manifests = {m.server: (sub, m) for sub in self.subpackages for m in [load_manifest(f"{self.package}.{sub}")]}
         chosen = list(manifests) if servers is None else list(dict.fromkeys(servers))
@@ -111,6 +117,7 @@ class PackageToolsets:
         routing = Routing(
             catalog, routes=routes, default_bundles=default_bundles, router=router, descriptions=bundle_descriptions
         )
+        call_format = choose_format(formats, primary, model_tool_calling=model_tool_calling)
         return ToolSet(
             catalog,
             pool=Pool(connections),
@@ -121,4 +128,5 @@ class PackageToolsets:
             media=MediaStore(media_dir),
             routing=routing,
             audit=None if audit_dir is None else AuditTrail(audit_dir, arguments=audit_arguments),
+            call_format=call_format,
         )

@@ -24,12 +24,15 @@ from .audit import Audit, AuditTrail, CallRecord, RouteRecord
 from .blocking import Blocking
 from .budget import MATERIALIZE_CAPS, Budget, Plan, RequestedMode, choose
 from .catalog import Ambiguous, Catalog, Entry
+from .formats import FormatChoice, choose_format, text_format
 from .pinning import DriftError
 from .pool import CallFailed, Pool
 from .results import DEFAULT_MAX_CHARS, MediaStore, ModelResult, error_result, normalize
 from .routing import Decision, RouteInputs, Routing, StepInputs
 from .specs import GET_TOOL_SCHEMA, META_NAMES, META_TOOLS, Format, Mode, ToolSpec, compact_spec, full_spec, tokens
 from .strict import from_strict, strict_reports, strict_specs
+from .textcalls import CallError, ParsedCall, ParsedCalls, TextFormat
+from .texttools import Prepared, parse
 from .tools import from_wire
 
 if TYPE_CHECKING:  # the frameworks are the user's, imported only by the adapter they ask for
@@ -66,6 +69,7 @@ class ToolSet:
         media: MediaStore | None = None,
         routing: Routing | None = None,
         audit: AuditTrail | None = None,
+        call_format: FormatChoice | None = None,
     ) -> None:
         self.catalog = catalog  # as the current step sees it: `route()` narrows it (`routing.catalog` is all)
         self.pool = pool
@@ -88,6 +92,7 @@ class ToolSet:
         self.decision: Decision | None = None  # the current step's, once routed
         self.audit = Audit(audit)
         self.audit.plan(self._plan)
+        self._plan = replace(self._plan, format=call_format or choose_format())
 
     # --- what the model sees ---------------------------------------------------------------
 
@@ -350,6 +355,45 @@ class ToolSet:
 
     def _error(self, message: str, *, retry: bool = False) -> ModelResult:
         return error_result(message, max_chars=self.max_result_chars, retry=retry)
+    # --- text tool-call formats, for models without native tool calling -----------------------
+
+    @property
+    def call_format(self) -> str:
+        """The tool-call format the model gets: native, code, or a text format (`plan()` says why)."""
+        return self._plan.format.format if self._plan.format is not None else "native"
+
+    def text_prompt(self, format: str | None = None) -> str:
+        """This mode's tools as system-prompt text in a text format (default: the one chosen)."""
+        return self._text_format(format).prompt(self.specs())
+
+    def parse_calls(self, text: str, format: str | None = None) -> ParsedCalls:
+        """The tool calls in a model's text, named as this toolset knows them; never raises on model text."""
+        return parse(self._text_format(format), text, self._lookup, self.catalog.by_provider)
+
+    def text_calls(self, calls: Sequence[ParsedCall], format: str | None = None) -> str:
+        """Calls written as the model writes them in a text format (for history or few-shot examples)."""
+        return self._text_format(format).render_calls(calls)
+
+    def text_result(
+        self, call: ParsedCall | CallError, result: ModelResult, *, format: str | None = None, role: str | None = None
+    ) -> dict[str, str]:
+        """The message that gives the model one call's result (or a `CallError`'s), in the format's own role."""
+        chosen = self._text_format(format)
+        return {"role": role or chosen.role, "content": chosen.render_result(call, result)}
+
+    def prepare(self, user_message: str, *, spec_format: Format = "openai", strict: bool = False) -> Prepared:
+        """Turn one (seed 003): search the tools with the user's message, materialize the hits up to the
+        model-size cap, and return what the first request needs: specs, or prompt text for a text format.
+        The model can still call `search_tools` later."""
+        found = tuple(e.provider for e in self.search(user_message, self.max_materialized))
+        if self._plan.format is not None and self._plan.format.is_text:
+            return Prepared(self.call_format, found, prompt=self.text_prompt())
+        return Prepared(self.call_format, found, specs=self.tool_specs(spec_format, strict=strict))
+
+    def _text_format(self, format: str | None) -> TextFormat:
+        return text_format(format or self.call_format)
+
+    # --- lifetime ---------------------------------------------------------------------------
 
     def session(self) -> ToolSet:
         """A view for one conversation: `async with ts.session() as conversation: ...`.
