@@ -355,6 +355,7 @@ class ToolSet:
 
     def _error(self, message: str, *, retry: bool = False) -> ModelResult:
         return error_result(message, max_chars=self.max_result_chars, retry=retry)
+
     # --- text tool-call formats, for models without native tool calling -----------------------
 
     @property
