@@ -22,7 +22,10 @@ from mcpvend.runtime import MCP_REQUIREMENT
 RUNTIME = REPO / "generator" / "mcpvend" / "runtime"
 MODULES = sorted(RUNTIME.glob("*.py"))
 # module -> what it may import inside a function, for a feature the caller asked for.
-OPTIONAL: dict[str, set[str]] = {"semantic": {"wordllama"}}  # toolset(ranker="hybrid")
+OPTIONAL: dict[str, set[str]] = {
+    "semantic": {"wordllama"},  # toolset(ranker="hybrid")
+    "sandbox": {"pydantic_monty"},  # toolset(mode="code")
+}
 
 
 def allowed() -> set[str]:

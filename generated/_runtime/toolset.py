@@ -23,10 +23,13 @@ from pydantic import BaseModel, ValidationError
 from . import validation
 from .budget import MATERIALIZE_CAPS, Budget, Plan, RequestedMode, choose
 from .catalog import Ambiguous, Catalog, Entry
+from .code_api import CodeApi
+from .code_mode import RUN_CODE, CodeMode, require
 from .manifest import ConnectError
 from .pinning import DriftError
 from .pool import CallFailed, Pool
 from .results import DEFAULT_MAX_CHARS, MediaStore, ModelResult, error_result, normalize
+from .sandbox import CodeLimits, available
 from .specs import (
     GET_TOOL_SCHEMA,
     META_NAMES,
@@ -65,6 +68,9 @@ class ToolSet:
         max_materialized: int = MATERIALIZE_CAPS["medium"],
         max_result_chars: int = DEFAULT_MAX_CHARS,
         media: MediaStore | None = None,
+        code_api: CodeApi | None = None,
+        code_limits: CodeLimits | None = None,
+        allow_code: bool = False,
     ) -> None:
         self.catalog = catalog
         self.pool = pool
@@ -78,6 +84,11 @@ class ToolSet:
             True  # a session view shares its toolset's servers and leaves them running
         )
         entries = catalog.entries
+        code = (
+            CodeMode(code_api, entries, code_limits) if code_api is not None else None
+        )
+        if mode == "code":
+            require(code)
         self._plan = choose(
             mode,
             budget or Budget(),
@@ -85,7 +96,15 @@ class ToolSet:
             direct=tokens([full_spec(e) for e in entries]),
             compact=tokens([*(compact_spec(e) for e in entries), GET_TOOL_SCHEMA]),
             routed=tokens(META_TOOLS),
+            code=None if code is None else code.full_tokens,
+            allow_code=allow_code,
+            code_available=allow_code and available(),
         )
+        self._code = (
+            code if self._plan.mode == "code" else None
+        )  # the sandbox: shared by every session view
+        if self._code is not None:
+            self._code.every_tool = self._plan.code_lists_every_tool
 
     # --- what the model sees ---------------------------------------------------------------
 
@@ -103,6 +122,8 @@ class ToolSet:
         return tuple(sorted(self._recent[: self.max_materialized]))
 
     def specs(self) -> list[ToolSpec]:
+        if self._code is not None:
+            return [self._code.listing(self.catalog, self.materialized)]
         if self.mode == "direct":
             return [full_spec(e) for e in self.catalog.entries]
         if self.mode == "compact":
@@ -163,6 +184,8 @@ class ToolSet:
             return self._error(
                 f"the arguments of '{name}' must be a JSON object, not {type(arguments).__name__}"
             )
+        if name == RUN_CODE and self._code is not None:
+            return await self._code.run(self, arguments)
         if name in META_NAMES:
             return await self._meta(name, arguments)
         return await self._call_tool(name, arguments)
@@ -370,6 +393,8 @@ class ToolSet:
         """Stop every server this toolset started (a session view leaves them to its toolset)."""
         if self.pool is not None and self._owns_pool:
             await self.pool.aclose()
+        if self._code is not None and self._owns_pool:
+            await self._code.aclose()
 
     async def __aenter__(self) -> ToolSet:
         return self

@@ -12,10 +12,12 @@ from typing import Literal, TextIO
 
 from .budget import MATERIALIZE_CAPS, Budget, RequestedMode
 from .catalog import Catalog, Entry, Filter, RankerFactory
+from .code_api import load as load_code_api
 from .manifest import load_manifest
 from .pinning import DEFAULT_PIN_TTL, Pinning
 from .pool import DEFAULT_TIMEOUT, Connection, Pool
 from .results import DEFAULT_MAX_CHARS, MediaStore
+from .sandbox import CodeLimits
 from .toolset import ToolSet
 
 ModelSize = Literal["small", "medium", "large"]
@@ -53,6 +55,8 @@ class PackageToolsets:
         max_result_chars: int = DEFAULT_MAX_CHARS,
         media_dir: str | None = None,
         ranker: RankerFactory | str | None = None,
+        allow_code: bool = False,
+        code_limits: CodeLimits | None = None,
     ) -> ToolSet:
         """A toolset over `servers` (default: all), nothing started until the model calls a tool.
 
@@ -62,6 +66,8 @@ class PackageToolsets:
         that server starts). Nothing is read from the environment until a server starts, so a
         missing credential fails the calls to its own server only: `await ts.check()` fails fast.
         `timeout` bounds each call; `start_timeout` each start (default: the lockfile's, 30 s).
+        `mode="code"` (or auto with `allow_code=True`) offers `run_code` over the package's stubs,
+        in a pydantic-monty sandbox limited by `code_limits`.
         """
         manifests = {m.server: (sub, m) for sub in self.subpackages for m in [load_manifest(f"{self.package}.{sub}")]}
         chosen = list(manifests) if servers is None else list(dict.fromkeys(servers))
@@ -97,6 +103,7 @@ class PackageToolsets:
             entries, servers=chosen, bundles=bundles, tool_filter=Filter(tuple(allow), tuple(deny)), ranker=ranker
         )
         budget = Budget(context_window, budget_ratio, tool_limit, compact_tokens_per_tool)
+        code_api = load_code_api(self.package, [(s, manifests[s][0], manifests[s][1].tools) for s in chosen])
         return ToolSet(
             catalog,
             pool=Pool(connections),
@@ -105,4 +112,7 @@ class PackageToolsets:
             max_materialized=MATERIALIZE_CAPS[model_size] if max_materialized is None else max_materialized,
             max_result_chars=max_result_chars,
             media=MediaStore(media_dir),
+            code_api=code_api,
+            code_limits=code_limits,
+            allow_code=allow_code,
         )
