@@ -20,7 +20,17 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 PY = sys.executable
-BENCHES = ("startup.py", "lock.py", "generate.py", "lint.py", "search.py", "runtime.py", "load.py", "strict.py")
+BENCHES = (
+    "startup.py",
+    "lock.py",
+    "generate.py",
+    "lint.py",
+    "search.py",
+    "runtime.py",
+    "load.py",
+    "strict.py",
+    "code_mode.py",
+)
 PACKAGES = ("mcpvend", "mcp", "pydantic", "datamodel-code-generator", "black", "jsonschema", "mcp-server-time")
 # Written by the long profile (make long), not run here: it takes most of an hour.
 FUZZ = sorted((REPO / "bench").glob("fuzz-last-*.txt"))

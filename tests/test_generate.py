@@ -643,7 +643,7 @@ def test_one_changed_description_is_a_small_diff_outside_lockfiles(tmp_path: Pat
             before.get(p, b"").decode().splitlines(), after.get(p, b"").decode().splitlines(), n=0
         )
     )
-    assert changed == [".mcpvend.json", "time/manifest.json", "time/tools.py"], changed
+    assert changed == [".mcpvend.json", "time/manifest.json", "time/stubs.pyi", "time/tools.py"], changed
     assert added <= 10, added
 
 

@@ -23,7 +23,10 @@ RUNTIME = REPO / "generator" / "mcpvend" / "runtime"
 MODULES = sorted(RUNTIME.rglob("*.py"))
 IDS = [p.relative_to(RUNTIME).as_posix() for p in MODULES]
 # module -> what it may import inside a function, for a feature the caller asked for.
-OPTIONAL: dict[str, set[str]] = {"semantic": {"wordllama"}}  # toolset(ranker="hybrid")
+OPTIONAL: dict[str, set[str]] = {
+    "semantic": {"wordllama"},  # toolset(ranker="hybrid")
+    "sandbox": {"pydantic_monty"},  # toolset(mode="code")
+}
 # An adapter imports its framework at the top; the rest of the runtime imports an adapter only inside
 # the method that asks for it (test_adapters_are_imported_only_when_asked_for), and names the
 # frameworks' types in annotations only.

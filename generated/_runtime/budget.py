@@ -7,15 +7,15 @@ can be overridden: a mode chosen for reasons nobody can read is a mode nobody ca
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from .formats import FormatChoice
 from .specs import Mode
 from .strict import StrictReport
 
-RequestedMode = Literal["auto", "direct", "compact", "routed"]
-MODES: tuple[RequestedMode, ...] = ("auto", "direct", "compact", "routed")
+RequestedMode = Literal["auto", "direct", "compact", "routed", "code"]
+MODES: tuple[RequestedMode, ...] = ("auto", "direct", "compact", "routed", "code")
 DEFAULT_CONTEXT_WINDOW = 128_000
 DEFAULT_RATIO = 0.20
 DEFAULT_TOOL_LIMIT = (
@@ -77,6 +77,15 @@ class Plan:
     format: FormatChoice | None = (
         None  # the tool-call format (native, code, a text format), and why
     )
+    code_tokens: int | None = (
+        None  # run_code with every tool's stub (None: the package has no stubs)
+    )
+
+    @property
+    def code_lists_every_tool(self) -> bool:
+        """Code mode's description holds every tool's stub (as direct mode would list them), not only found ones."""
+        fits = self.code_tokens is not None and self.code_tokens <= self.budget.tokens
+        return fits and self.tools <= self.budget.tool_limit
 
     @property
     def compact_counted(self) -> int:
@@ -101,10 +110,23 @@ class Plan:
             f"direct:  {self.direct_tokens:>7} tokens (full schemas)",
             f"compact: {self.compact_tokens:>7} tokens measured ({per_tool}, with get_tool_schema){counted}",
             f"routed:  {self.routed_tokens:>7} tokens (meta-tools only, plus materialized tools)",
+            *_code_row(self),
             *map(str, self.strict),
             *([str(self.format)] if self.format is not None else []),
         ]
         return "\n".join(rows)
+
+
+def _code_row(plan: Plan) -> list[str]:
+    if plan.code_tokens is None:
+        return []
+    found_only = plan.mode == "code" and not plan.code_lists_every_tool
+    shown = (
+        "; too many to list, so it lists the tools found so far" if found_only else ""
+    )
+    return [
+        f"code:    {plan.code_tokens:>7} tokens (run_code with every tool's stub{shown})"
+    ]
 
 
 def _compact_rule(budget: Budget, tools: int, measured: int) -> tuple[int, str]:
@@ -125,8 +147,15 @@ def choose(
     direct: int,
     compact: int,
     routed: int,
+    *,
+    code: int | None = None,
+    allow_code: bool = False,
+    code_available: bool = False,
 ) -> Plan:
-    """Direct if the full schemas fit the budget and the count limit, compact if its listing fits, else routed."""
+    """Direct if the full schemas fit the budget and the count limit, compact if its listing fits, else routed.
+
+    Code mode only when asked for, or allowed (`allow_code`) with the sandbox installed and stubs to show.
+    """
     if requested not in MODES:
         raise ValueError(f"unknown mode {requested!r}; use one of {', '.join(MODES)}")
     if requested != "auto":
@@ -139,6 +168,20 @@ def choose(
             direct,
             compact,
             routed,
+            code_tokens=code,
+        )
+    if allow_code and code_available and code is not None:
+        plan = Plan(
+            "code", "auto", "", tools, budget, direct, compact, routed, code_tokens=code
+        )
+        listed = (
+            "every tool's stub"
+            if plan.code_lists_every_tool
+            else "the tools found so far (too many to list)"
+        )
+        return replace(
+            plan,
+            reason=f"code allowed and its sandbox installed: run_code lists {listed}",
         )
     counted, counted_as = _compact_rule(budget, tools, compact)
     if direct <= budget.tokens and tools <= budget.tool_limit:
@@ -159,4 +202,12 @@ def choose(
         reason = (
             f"not even the compact listing fits: {counted_as} > budget {budget.tokens}"
         )
-    return Plan(mode, "auto", reason, tools, budget, direct, compact, routed)
+    if allow_code:
+        reason += (
+            " (code allowed, but "
+            + ("no stubs" if code is None else "pydantic-monty is not installed")
+            + ")"
+        )
+    return Plan(
+        mode, "auto", reason, tools, budget, direct, compact, routed, code_tokens=code
+    )

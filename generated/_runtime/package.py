@@ -15,11 +15,13 @@ from .audit import AuditTrail
 from .budget import MATERIALIZE_CAPS, Budget, RequestedMode
 from .catalog import Catalog, Entry, Filter, RankerFactory
 from .formats import choose_format
+from .code_api import load as load_code_api
 from .manifest import load_manifest
 from .pinning import DEFAULT_PIN_TTL, Pinning
 from .pool import DEFAULT_TIMEOUT, Connection, Pool
 from .results import DEFAULT_MAX_CHARS, MediaStore
 from .routing import Router, Routing
+from .sandbox import CodeLimits
 from .toolset import ToolSet
 
 ModelSize = Literal["small", "medium", "large"]
@@ -66,6 +68,8 @@ class PackageToolsets:
         formats: Sequence[str] | None = None,
         primary: str | None = None,
         model_tool_calling: bool = True,
+        allow_code: bool = False,
+        code_limits: CodeLimits | None = None,
     ) -> ToolSet:
         """A toolset over `servers` (default: all), nothing started until the model calls a tool.
 
@@ -80,6 +84,8 @@ class PackageToolsets:
         the arguments themselves, not only their digest).
         `formats`, `primary`, `model_tool_calling`: the tool-call format, chosen by seed 003's decision tree
         (`formats.choose_format`): native, code mode, or a text format (hermes, mistral, pythonic, json).
+        `mode="code"` (or auto with `allow_code=True`) offers `run_code` over the package's stubs,
+        in a pydantic-monty sandbox limited by `code_limits`.
         """
         manifests = {
             m.server: (sub, m)
@@ -140,6 +146,9 @@ class PackageToolsets:
         call_format = choose_format(
             formats, primary, model_tool_calling=model_tool_calling
         )
+        code_api = load_code_api(
+            self.package, [(s, manifests[s][0], manifests[s][1].tools) for s in chosen]
+        )
         return ToolSet(
             catalog,
             pool=Pool(connections),
@@ -159,4 +168,7 @@ class PackageToolsets:
                 else AuditTrail(audit_dir, arguments=audit_arguments)
             ),
             call_format=call_format,
+            code_api=code_api,
+            code_limits=code_limits,
+            allow_code=allow_code,
         )

@@ -324,7 +324,9 @@ def show(options: Options, servers: tuple[str, ...], context_window: int, fmt: s
 
 @main.command()
 @click.argument("servers", nargs=-1)
-@click.option("--mode", type=click.Choice(["auto", "direct", "compact", "routed"]), default="auto", show_default=True)
+@click.option(
+    "--mode", type=click.Choice(["auto", "direct", "compact", "routed", "code"]), default="auto", show_default=True
+)
 @click.option("--context-window", type=click.IntRange(min=1), default=128_000, show_default=True, help="For auto.")
 @click.option("--transport", type=click.Choice(["stdio", "http"]), default="stdio", show_default=True)
 @click.option("--host", default="127.0.0.1", show_default=True, help="HTTP only; anything but loopback is exposed.")

@@ -49,6 +49,8 @@ _GUIDE = {
     "routed": "Find tools with search_tools, or list_categories then browse_category; read one with "
     "get_tool_schema; run it with call_tool (or by its name). Tools your searches find are added to your "
     "tool list.",
+    "code": "One tool, run_code: write Python against the typed tools its description lists and await them "
+    "(asyncio.gather for several); the value of the last expression comes back.",
 }
 
 

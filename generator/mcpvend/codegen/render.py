@@ -39,11 +39,12 @@ def render(template: str, **context: Any) -> str:
     return _environment().get_template(template).render(**context)
 
 
-def black_format(source: str) -> str:
+def black_format(source: str, *, pyi: bool = False, line_length: int = 88) -> str:
     import black
     from black.mode import TargetVersion
 
-    return black.format_str(source, mode=black.Mode(target_versions={TargetVersion.PY311}))
+    mode = black.Mode(target_versions={TargetVersion.PY311}, is_pyi=pyi, line_length=line_length)
+    return black.format_str(source, mode=mode)
 
 
 def template_sources() -> dict[str, str]:

@@ -15,7 +15,7 @@ from .catalog import Entry, summary
 
 Format = Literal["openai", "openai-responses", "anthropic", "mcp"]
 FORMATS: tuple[Format, ...] = ("openai", "openai-responses", "anthropic", "mcp")
-Mode = Literal["direct", "compact", "routed"]
+Mode = Literal["direct", "compact", "routed", "code"]
 CHARS_PER_TOKEN = 4  # the estimate seed 004 uses: len(json.dumps(spec)) // 4
 COMPACT_TOKENS = 40  # what one tool costs in a compact listing at most, unless its name alone nearly does
 COMPACT_MIN_CHARS = 24  # of description, which a tool keeps in a compact listing however long its name

@@ -24,11 +24,14 @@ from .audit import Audit, AuditTrail, CallRecord, RouteRecord
 from .blocking import Blocking
 from .budget import MATERIALIZE_CAPS, Budget, Plan, RequestedMode, choose
 from .catalog import Ambiguous, Catalog, Entry
+from .code_api import CodeApi
+from .code_mode import RUN_CODE, CodeMode, require
 from .formats import FormatChoice, choose_format, text_format
 from .pinning import DriftError
 from .pool import CallFailed, Pool
 from .results import DEFAULT_MAX_CHARS, MediaStore, ModelResult, error_result, normalize
 from .routing import Decision, RouteInputs, Routing, StepInputs
+from .sandbox import CodeLimits, available
 from .specs import GET_TOOL_SCHEMA, META_NAMES, META_TOOLS, Format, Mode, ToolSpec, compact_spec, full_spec, tokens
 from .strict import from_strict, strict_reports, strict_specs
 from .textcalls import CallError, ParsedCall, ParsedCalls, TextFormat
@@ -70,6 +73,9 @@ class ToolSet:
         routing: Routing | None = None,
         audit: AuditTrail | None = None,
         call_format: FormatChoice | None = None,
+        code_api: CodeApi | None = None,
+        code_limits: CodeLimits | None = None,
+        allow_code: bool = False,
     ) -> None:
         self.catalog = catalog  # as the current step sees it: `route()` narrows it (`routing.catalog` is all)
         self.pool = pool
@@ -80,6 +86,9 @@ class ToolSet:
         self._owns_pool = True  # a session view shares its toolset's servers and leaves them running
         self._blocking = Blocking()  # shared by the views, like the servers it runs
         entries = catalog.entries
+        code = CodeMode(code_api, entries, code_limits) if code_api is not None else None
+        if mode == "code":
+            require(code)
         self._plan = choose(
             mode,
             budget or Budget(),
@@ -87,12 +96,18 @@ class ToolSet:
             direct=tokens([full_spec(e) for e in entries]),
             compact=tokens([*(compact_spec(e) for e in entries), GET_TOOL_SCHEMA]),
             routed=tokens(META_TOOLS),
+            code=None if code is None else code.full_tokens,
+            allow_code=allow_code,
+            code_available=allow_code and available(),
         )
         self.routing = routing or Routing(catalog)
         self.decision: Decision | None = None  # the current step's, once routed
         self.audit = Audit(audit)
         self.audit.plan(self._plan)
         self._plan = replace(self._plan, format=call_format or choose_format())
+        self._code = code if self._plan.mode == "code" else None  # the sandbox: shared by every session view
+        if self._code is not None:
+            self._code.every_tool = self._plan.code_lists_every_tool
 
     # --- what the model sees ---------------------------------------------------------------
 
@@ -111,6 +126,8 @@ class ToolSet:
         return tuple(sorted(found[: self.max_materialized]))
 
     def specs(self) -> list[ToolSpec]:
+        if self._code is not None:
+            return [self._code.listing(self.catalog, self.materialized)]
         if self.mode == "direct":
             return [full_spec(e) for e in self.catalog.entries]
         if self.mode == "compact":
@@ -205,6 +222,8 @@ class ToolSet:
                 f"the arguments of '{name}' must be a JSON object, not {type(arguments).__name__}", retry=True
             )
             return record.end(error, "invalid_arguments")
+        if name == RUN_CODE and self._code is not None:
+            return record.end(await self._code.run(self, arguments))
         if name in META_NAMES:
             return await self._meta(name, arguments, record)
         return await self._call_tool(name, arguments, record)
@@ -485,6 +504,8 @@ class ToolSet:
             await anyio.to_thread.run_sync(self._blocking.close, self.pool.aclose)
         else:
             await self.pool.aclose()
+        if self._code is not None and self._owns_pool:
+            await self._code.aclose()
 
     def close(self) -> None:
         """`aclose` for code without an event loop (after `call_sync`, LangChain's `invoke`)."""
