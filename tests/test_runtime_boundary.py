@@ -27,9 +27,9 @@ OPTIONAL: dict[str, set[str]] = {
     "semantic": {"wordllama"},  # toolset(ranker="hybrid")
     "sandbox": {"pydantic_monty"},  # toolset(mode="code")
 }
-# An adapter imports its framework at the top; the rest of the runtime imports an adapter only inside
-# the method that asks for it (test_adapters_are_imported_only_when_asked_for), and names the
-# frameworks' types in annotations only.
+# An adapter imports its framework at the top; the rest of the runtime (adapters.py) imports an adapter
+# only inside the function that asks for it (test_adapters_are_imported_only_when_asked_for), and
+# names the frameworks' types in annotations only.
 FRAMEWORKS: dict[str, set[str]] = {
     "frameworks/pydantic_ai_toolset.py": {"pydantic_ai"},
     "frameworks/openai_agents_server.py": {"agents"},

@@ -14,8 +14,8 @@ from typing import Any, Literal, TextIO
 from .audit import AuditTrail
 from .budget import MATERIALIZE_CAPS, Budget, RequestedMode
 from .catalog import Catalog, Entry, Filter, RankerFactory
-from .formats import choose_format
 from .code_api import load as load_code_api
+from .formats import choose_format
 from .manifest import load_manifest
 from .pinning import DEFAULT_PIN_TTL, Pinning
 from .pool import DEFAULT_TIMEOUT, Connection, Pool

@@ -15,19 +15,19 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from types import EllipsisType, TracebackType
-from typing import TYPE_CHECKING, Any, Unpack
+from typing import Any, Unpack
 
 import anyio
 from pydantic import BaseModel, ValidationError
 
-from . import validation
+from . import adapters, meta_tools, texttools, validation
 from .audit import Audit, AuditTrail, CallRecord, RouteRecord
 from .blocking import Blocking
 from .budget import MATERIALIZE_CAPS, Budget, Plan, RequestedMode, choose
 from .catalog import Ambiguous, Catalog, Entry
 from .code_api import CodeApi
 from .code_mode import RUN_CODE, CodeMode, require
-from .formats import FormatChoice, choose_format, text_format
+from .formats import FormatChoice, choose_format
 from .pinning import DriftError
 from .pool import CallFailed, Pool
 from .results import DEFAULT_MAX_CHARS, MediaStore, ModelResult, error_result, normalize
@@ -45,21 +45,9 @@ from .specs import (
     tokens,
 )
 from .strict import from_strict, strict_reports, strict_specs
-from .textcalls import CallError, ParsedCall, ParsedCalls, TextFormat
-from .texttools import Prepared, parse
+from .texttools import Prepared
 from .tools import from_wire
 
-if (
-    TYPE_CHECKING
-):  # the frameworks are the user's, imported only by the adapter they ask for
-    from agents.mcp import MCPServer  # type: ignore[import-not-found, unused-ignore]
-    from langchain.agents.middleware import AgentMiddleware  # type: ignore[import-not-found, unused-ignore]
-    from langchain_core.tools import BaseTool  # type: ignore[import-not-found, unused-ignore]
-    from pydantic_ai.toolsets import AbstractToolset  # type: ignore[import-not-found, unused-ignore]
-
-    from .frameworks.bridge import Approval
-
-PAGE_SIZE = 20
 _META = {spec.name: spec for spec in META_TOOLS}
 
 
@@ -276,25 +264,18 @@ class ToolSet:
         if problem:
             error = f"invalid arguments for {name}: {problem}\nIts input schema: {_json(spec.input_schema)}"
             return record.end(self._error(error, retry=True), "invalid_arguments")
-        if name == "search_tools":
-            hits = self.search(arguments["query"], arguments.get("limit", 10))
-            listing = [self._listing(e) for e in hits]
-            found: dict[str, Any] = {"tools": listing}
-            if not listing:
-                found["hint"] = (
-                    "no tool matched: try other words, or list_categories and browse_category"
+        if name != "call_tool":
+            try:
+                value = meta_tools.answer(
+                    name,
+                    arguments,
+                    self.catalog,
+                    search=self.search,
+                    lookup=self.lookup,
                 )
-            return self._ok(found)
-        if name == "list_categories":
-            categories = [
-                {"name": c.name, "kind": c.kind, "tools": len(c.providers)}
-                for c in self.catalog.categories.values()
-            ]
-            return self._ok({"categories": categories})
-        if name == "browse_category":
-            return self._browse(arguments["category"], arguments.get("page", 1))
-        if name == "get_tool_schema":
-            return self._schema(arguments["name"])
+            except meta_tools.Wrong as exc:
+                return self._error(str(exc), retry=True)
+            return ModelResult(text=_json(value), structured=value)
         target = arguments["name"]
         if target in META_NAMES:
             return self._error(
@@ -303,48 +284,10 @@ class ToolSet:
             )
         return await self._call_tool(target, arguments.get("arguments") or {}, record)
 
-    def _listing(self, entry: Entry) -> dict[str, str]:
-        return {"name": entry.provider, "description": entry.summary}
-
-    def _browse(self, category: str, page: int) -> ModelResult:
-        found = self.catalog.categories.get(category)
-        if found is None:
-            known = ", ".join(self.catalog.categories)
-            return self._error(
-                f"unknown category {category!r}; the categories are: {known}",
-                retry=True,
-            )
-        pages = max(1, -(-len(found.providers) // PAGE_SIZE))
-        if page > pages:
-            return self._error(
-                f"category {category!r} has {pages} page(s); page {page} does not exist",
-                retry=True,
-            )
-        names = found.providers[(page - 1) * PAGE_SIZE : page * PAGE_SIZE]
-        tools = [self._listing(self.catalog.by_provider[n]) for n in names]
-        return self._ok(
-            {"category": category, "page": page, "pages": pages, "tools": tools}
-        )
-
-    def _schema(self, name: str) -> ModelResult:
-        entry, problem = self._lookup(name)
-        if entry is None:
-            return self._error(problem, retry=True)
-        schema: dict[str, Any] = {
-            "name": entry.provider,
-            "description": entry.description,
-        }
-        schema["inputSchema"] = entry.input_schema
-        if entry.output_schema is not None:
-            schema["outputSchema"] = entry.output_schema
-        if isinstance(entry.tool.get("annotations"), Mapping):
-            schema["annotations"] = entry.tool["annotations"]
-        return self._ok(schema)
-
     async def _call_tool(
         self, name: str, arguments: Mapping[str, Any], record: CallRecord
     ) -> ModelResult:
-        entry, problem = self._lookup(name)
+        entry, problem = self.lookup(name)
         if entry is None:
             record.target(
                 hidden := self.routing.hidden(name, self.decision), arguments
@@ -412,7 +355,8 @@ class ToolSet:
         except Ambiguous:
             return None
 
-    def _lookup(self, name: str) -> tuple[Entry | None, str]:
+    def lookup(self, name: str) -> tuple[Entry | None, str]:
+        """The tool a name the model wrote stands for, or why there is none (said for the model to act on)."""
         try:
             entry = self.catalog.resolve(name)
         except Ambiguous as exc:
@@ -432,7 +376,7 @@ class ToolSet:
         return None, f"there is no tool named {name!r}{hint}"
 
     def _entry(self, name: str) -> Entry:
-        entry, problem = self._lookup(name)
+        entry, problem = self.lookup(name)
         if entry is None:
             raise KeyError(problem)
         return entry
@@ -461,9 +405,6 @@ class ToolSet:
             return f"at ${where}: {first['msg']}"
         return ""
 
-    def _ok(self, value: Any) -> ModelResult:
-        return ModelResult(text=_json(value), structured=value)
-
     def _error(self, message: str, *, retry: bool = False) -> ModelResult:
         return error_result(message, max_chars=self.max_result_chars, retry=retry)
 
@@ -474,34 +415,10 @@ class ToolSet:
         """The tool-call format the model gets: native, code, or a text format (`plan()` says why)."""
         return self._plan.format.format if self._plan.format is not None else "native"
 
-    def text_prompt(self, format: str | None = None) -> str:
-        """This mode's tools as system-prompt text in a text format (default: the one chosen)."""
-        return self._text_format(format).prompt(self.specs())
-
-    def parse_calls(self, text: str, format: str | None = None) -> ParsedCalls:
-        """The tool calls in a model's text, named as this toolset knows them; never raises on model text."""
-        return parse(
-            self._text_format(format), text, self._lookup, self.catalog.by_provider
-        )
-
-    def text_calls(self, calls: Sequence[ParsedCall], format: str | None = None) -> str:
-        """Calls written as the model writes them in a text format (for history or few-shot examples)."""
-        return self._text_format(format).render_calls(calls)
-
-    def text_result(
-        self,
-        call: ParsedCall | CallError,
-        result: ModelResult,
-        *,
-        format: str | None = None,
-        role: str | None = None,
-    ) -> dict[str, str]:
-        """The message that gives the model one call's result (or a `CallError`'s), in the format's own role."""
-        chosen = self._text_format(format)
-        return {
-            "role": role or chosen.role,
-            "content": chosen.render_result(call, result),
-        }
+    text_prompt = texttools.text_prompt
+    parse_calls = texttools.parse_calls
+    text_calls = texttools.text_calls
+    text_result = texttools.text_result
 
     def prepare(
         self, user_message: str, *, spec_format: Format = "openai", strict: bool = False
@@ -513,13 +430,10 @@ class ToolSet:
             e.provider for e in self.search(user_message, self.max_materialized)
         )
         if self._plan.format is not None and self._plan.format.is_text:
-            return Prepared(self.call_format, found, prompt=self.text_prompt())
+            return Prepared(self.call_format, found, prompt=texttools.text_prompt(self))
         return Prepared(
             self.call_format, found, specs=self.tool_specs(spec_format, strict=strict)
         )
-
-    def _text_format(self, format: str | None) -> TextFormat:
-        return text_format(format or self.call_format)
 
     # --- lifetime ---------------------------------------------------------------------------
 
@@ -555,64 +469,12 @@ class ToolSet:
         """
         return self._blocking.run(self.call, name, arguments)
 
-    # --- into agent frameworks (each imported only here, when asked for) ----------------------
+    # --- into agent frameworks (adapters.py: each imports its framework only when called) -------
 
-    def for_pydantic_ai(
-        self,
-        *,
-        id: str | None = "mcpvend",
-        strict: bool = False,
-        require_approval: Approval | None = None,
-        max_retries: int = 1,
-    ) -> AbstractToolset[Any]:
-        """`Agent(model, toolsets=[ts.for_pydantic_ai()])`: each run gets a view of its own (see `session`).
-
-        `strict`: OpenAI strict schemas where they can be; `require_approval="destructive"`: tools not
-        annotated read-only or non-destructive wait for approval (pydantic-ai's deferred tool calls).
-        """
-        from .frameworks.bridge import Bridge
-        from .frameworks.pydantic_ai_toolset import PydanticAIToolset
-
-        bridge = Bridge(self, approval=require_approval, strict=strict)
-        return PydanticAIToolset(bridge, id=id, max_retries=max_retries)
-
-    def for_openai_agents(
-        self,
-        *,
-        name: str = "mcpvend",
-        strict: bool = False,
-        require_approval: Approval | None = None,
-    ) -> MCPServer:
-        """`Agent(..., mcp_servers=[ts.for_openai_agents()])`, for one conversation (a view of its own);
-        `strict=True` lists strict schemas, sent strict with `mcp_config={"convert_schemas_to_strict": True}`.
-        """
-        from .frameworks.bridge import Bridge
-        from .frameworks.openai_agents_server import AgentsServer
-
-        return AgentsServer(
-            Bridge(self.session(), approval=require_approval, strict=strict), name=name
-        )
-
-    def for_langchain(self) -> list[BaseTool]:
-        """The tools of the current mode, now, as LangChain tools (`invoke` and `ainvoke`), for one conversation.
-
-        With `langchain.agents.create_agent`, `for_langchain_agent()` lists them anew at each step.
-        """
-        from .frameworks.bridge import Bridge
-        from .frameworks.langchain_tools import tools
-
-        return tools(Bridge(self.session()))
-
-    def for_langchain_agent(
-        self, *, require_approval: Approval | None = None
-    ) -> list[AgentMiddleware[Any, Any]]:
-        """`create_agent(model, middleware=ts.for_langchain_agent())`: lists the current mode's tools at each
-        model call, the ones this conversation found included, and asks approval with LangChain's
-        human-in-the-loop middleware."""
-        from .frameworks.bridge import Bridge
-        from .frameworks.langchain_tools import middleware
-
-        return middleware(Bridge(self, approval=require_approval))
+    for_pydantic_ai = adapters.for_pydantic_ai
+    for_openai_agents = adapters.for_openai_agents
+    for_langchain = adapters.for_langchain
+    for_langchain_agent = adapters.for_langchain_agent
 
     # --- lifetime ---------------------------------------------------------------------------
 

@@ -10,6 +10,7 @@ from mcpvend.codegen.render import black_format
 RUNTIME = Path(__file__).resolve().parent.parent / "runtime"
 RUNTIME_MODULES = (
     "__init__.py",
+    "adapters.py",
     "audit.py",
     "blocking.py",
     "budget.py",
@@ -29,6 +30,7 @@ RUNTIME_MODULES = (
     "format_pythonic.py",
     "formats.py",
     "manifest.py",
+    "meta_tools.py",
     "names.py",
     "package.py",
     "pinning.py",

@@ -7,15 +7,20 @@ name a format had to write differently (a pythonic identifier). Anything else is
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .catalog import Entry
+from .formats import text_format
+from .results import ModelResult
 from .specs import META_NAMES
 from .textcalls import CallError, Found, ParsedCall, ParsedCalls, RawCall, RawError, TextFormat, call_id, valid_id
 
-Lookup = Callable[[str], tuple[Entry | None, str]]  # a name to its tool, or why there is none (ToolSet._lookup)
+if TYPE_CHECKING:
+    from .toolset import ToolSet
+
+Lookup = Callable[[str], tuple[Entry | None, str]]  # a name to its tool, or why there is none (ToolSet.lookup)
 
 
 @dataclass(frozen=True)
@@ -54,3 +59,38 @@ def parse(fmt: TextFormat, text: str, lookup: Lookup, names: Iterable[str]) -> P
             continue
         calls.append(ParsedCall(entry.provider, item.arguments, ident, index))
     return ParsedCalls(tuple(calls), tuple(errors), found.text)
+
+
+# --- ToolSet methods (bound in toolset.py) ----------------------------------------------------
+
+
+def text_prompt(ts: ToolSet, format: str | None = None) -> str:
+    """This mode's tools as system-prompt text in a text format (default: the one chosen)."""
+    return _format(ts, format).prompt(ts.specs())
+
+
+def parse_calls(ts: ToolSet, text: str, format: str | None = None) -> ParsedCalls:
+    """The tool calls in a model's text, named as this toolset knows them; never raises on model text."""
+    return parse(_format(ts, format), text, ts.lookup, ts.catalog.by_provider)
+
+
+def text_calls(ts: ToolSet, calls: Sequence[ParsedCall], format: str | None = None) -> str:
+    """Calls written as the model writes them in a text format (for history or few-shot examples)."""
+    return _format(ts, format).render_calls(calls)
+
+
+def text_result(
+    ts: ToolSet,
+    call: ParsedCall | CallError,
+    result: ModelResult,
+    *,
+    format: str | None = None,
+    role: str | None = None,
+) -> dict[str, str]:
+    """The message that gives the model one call's result (or a `CallError`'s), in the format's own role."""
+    chosen = _format(ts, format)
+    return {"role": role or chosen.role, "content": chosen.render_result(call, result)}
+
+
+def _format(ts: ToolSet, format: str | None) -> TextFormat:
+    return text_format(format or ts.call_format)
