@@ -11,7 +11,8 @@
 - `filesystem`: server filesystem (14 tools)
 - `time`: server time (2 tools)
 
-`toolset(servers=[...], mode="auto")` hands these tools to an LLM (see `_runtime/package.py`).
+`toolset(servers=[...], mode="auto")` hands these tools to an LLM (see `_runtime/package.py`); the
+errors, results, records and rankers every server shares are exported here too, loaded on first use.
 Needs `mcp>=2.3,<2.4` at run time (and the pydantic it brings): the range mcpvend was tested with.
 """
 
@@ -20,9 +21,26 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from ._runtime.manifest import ConnectError
     from ._runtime.package import PackageToolsets
+    from ._runtime.pinning import DriftError
+    from ._runtime.reviewed import ReviewedTool
+    from ._runtime.semantic import hybrid
+    from ._runtime.tools import ToolError, ToolResult, from_wire
 
     toolset: PackageToolsets
+
+__all__ = [
+    "SERVERS",
+    "ConnectError",
+    "DriftError",
+    "ReviewedTool",
+    "ToolError",
+    "ToolResult",
+    "from_wire",
+    "hybrid",
+    "toolset",
+]
 
 SERVERS = (
     "demo",
@@ -30,6 +48,17 @@ SERVERS = (
     "filesystem",
     "time",
 )
+# The runtime module of each shared name: imported when the name is first used, so that importing
+# the package loads no SDK (a server subpackage does).
+_RUNTIME = {
+    "ConnectError": "manifest",
+    "DriftError": "pinning",
+    "ReviewedTool": "reviewed",
+    "ToolError": "tools",
+    "ToolResult": "tools",
+    "from_wire": "tools",
+    "hybrid": "semantic",
+}
 
 
 def __getattr__(name: str) -> Any:
@@ -38,4 +67,13 @@ def __getattr__(name: str) -> Any:
         from ._runtime.package import PackageToolsets
 
         return PackageToolsets(__name__, SERVERS)
+    if name in _RUNTIME:
+        # Imported here: a server's subpackage may be named `importlib`.
+        from importlib import import_module
+
+        return getattr(import_module(f"{__name__}._runtime.{_RUNTIME[name]}"), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

@@ -17,6 +17,7 @@ from mcpvend.runtime.tools import from_wire
 def models_of(schema: dict[str, Any]) -> types.ModuleType:
     """The models module generated for one tool `t` (class stem `T`) with this input schema."""
     source = generate_models([("T", {"name": "t", "inputSchema": schema})], "# test").source
+    source = source.replace("from .._runtime.", "from mcpvend.runtime.")  # no generated package around it
     module = types.ModuleType("codegen_case")
     sys.modules[module.__name__] = module  # pydantic resolves the postponed annotations through it
     try:

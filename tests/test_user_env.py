@@ -34,20 +34,44 @@ def user_env(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root / "venv"
 
 
-def type_check(venv: Path, package: Path) -> None:
-    """mypy --strict and pyright over `package`, run from its parent with no config of ours in sight."""
+def type_check(venv: Path, package: Path, *beside: str) -> None:
+    """mypy --strict and pyright over `package` (and modules `beside` it), run from its parent with no config of ours in sight."""
     env = {**os.environ, "PATH": f"{venv / 'bin'}{os.pathsep}{os.environ['PATH']}"}
-    mypy = [str(venv / "bin" / "mypy"), "--strict", "--no-incremental", package.name]
+    mypy = [str(venv / "bin" / "mypy"), "--strict", "--no-incremental", package.name, *beside]
     checked = subprocess.run(mypy, cwd=package.parent, env=env, capture_output=True, text=True, timeout=900)
     assert checked.returncode == 0 and "Success: no issues found" in checked.stdout, checked.stdout[-3000:]
-    pyright = [str(venv / "bin" / "pyright"), "--pythonpath", str(venv / "bin" / "python"), package.name]
+    pyright = [str(venv / "bin" / "pyright"), "--pythonpath", str(venv / "bin" / "python"), package.name, *beside]
     checked = subprocess.run(pyright, cwd=package.parent, env=env, capture_output=True, text=True, timeout=900)
     assert checked.returncode == 0 and "0 errors" in checked.stdout, checked.stdout[-3000:] + checked.stderr[-2000:]
 
 
+# User code over the public names: the root's shared names, a server's TOOLS, and optional
+# fields that are not nullable (typed `T | None` with a default, so they may be left out).
+USER_CODE = """
+from generated import ConnectError, DriftError, ReviewedTool, ToolError, ToolResult, demo, from_wire, hybrid
+from generated.filesystem.models import ReadTextFileInput
+
+
+def head_of(data: dict[str, object]) -> float | None:
+    return from_wire(ReadTextFileInput, data).head
+
+
+left_out: float | None = ReadTextFileInput(path="a.txt").tail
+entries: tuple[ReviewedTool, ...] = demo.TOOLS
+methods: list[str] = [entry.method for entry in entries if entry.output_model is not None]
+failures: tuple[type[Exception], ...] = (ToolError, DriftError, ConnectError)
+ranker = hybrid(alpha=0.6)
+
+
+def text_of(result: ToolResult) -> str:
+    return result.text
+"""
+
+
 def test_the_golden_package_type_checks_in_a_users_environment(user_env: Path, tmp_path: Path) -> None:
     shutil.copytree(REPO / "generated", tmp_path / "generated", ignore=shutil.ignore_patterns("__pycache__"))
-    type_check(user_env, tmp_path / "generated")
+    (tmp_path / "user_code.py").write_text(USER_CODE, encoding="utf-8")
+    type_check(user_env, tmp_path / "generated", "user_code.py")
 
 
 def test_the_corpus_package_type_checks_in_a_users_environment(user_env: Path, tmp_path: Path) -> None:

@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 class AirportsFindByCodeInput(BaseModel):
     model_config = ConfigDict(
         extra="allow",
-        populate_by_name=True,
+        validate_by_name=True,
     )
     code: Annotated[
         str,
@@ -22,7 +22,7 @@ class AirportsFindByCodeInput(BaseModel):
 class AirportsFindByCodeOutput(BaseModel):
     model_config = ConfigDict(
         extra="allow",
-        populate_by_name=True,
+        validate_by_name=True,
     )
     result: Annotated[str, Field(title="Result")]
 
@@ -30,17 +30,17 @@ class AirportsFindByCodeOutput(BaseModel):
 class CancelBookingInput(BaseModel):
     model_config = ConfigDict(
         extra="allow",
-        populate_by_name=True,
+        validate_by_name=True,
     )
     reference: Annotated[str, Field(title="Reference")]
     reason: Annotated[str | None, Field(title="Reason")] = None
-    notify: Annotated[bool | None, Field(title="Notify")] = True
+    notify: Annotated[bool, Field(title="Notify")] = True
 
 
 class CancelBookingOutput(BaseModel):
     model_config = ConfigDict(
         extra="allow",
-        populate_by_name=True,
+        validate_by_name=True,
     )
     result: Annotated[str, Field(title="Result")]
 
@@ -48,18 +48,18 @@ class CancelBookingOutput(BaseModel):
 class ConvertTemperatureInput(BaseModel):
     model_config = ConfigDict(
         extra="allow",
-        populate_by_name=True,
+        validate_by_name=True,
     )
     value: Annotated[float, Field(title="Value")]
-    to: Annotated[
-        Literal["celsius", "fahrenheit", "kelvin"] | None, Field(title="To")
-    ] = "celsius"
+    to: Annotated[Literal["celsius", "fahrenheit", "kelvin"], Field(title="To")] = (
+        "celsius"
+    )
 
 
 class ConvertTemperatureOutput(BaseModel):
     model_config = ConfigDict(
         extra="allow",
-        populate_by_name=True,
+        validate_by_name=True,
     )
     result: Annotated[str, Field(title="Result")]
 
@@ -67,7 +67,7 @@ class ConvertTemperatureOutput(BaseModel):
 class PriceItineraryInputLeg(BaseModel):
     model_config = ConfigDict(
         extra="allow",
-        populate_by_name=True,
+        validate_by_name=True,
     )
     from_: Annotated[
         str,
@@ -81,7 +81,7 @@ class PriceItineraryInputLeg(BaseModel):
         str, Field(description="IATA code of the arrival airport.", title="To")
     ]
     cabin: Annotated[
-        Literal["economy", "premium", "business"] | None,
+        Literal["economy", "premium", "business"],
         Field(description="Cabin class.", title="Cabin"),
     ] = "economy"
 
@@ -89,7 +89,7 @@ class PriceItineraryInputLeg(BaseModel):
 class PriceItineraryInputTraveler(BaseModel):
     model_config = ConfigDict(
         extra="allow",
-        populate_by_name=True,
+        validate_by_name=True,
     )
     name: Annotated[
         str, Field(description="Full name as on the passport.", title="Name")
@@ -105,7 +105,7 @@ class PriceItineraryInputTraveler(BaseModel):
 class PriceItineraryInput(BaseModel):
     model_config = ConfigDict(
         extra="allow",
-        populate_by_name=True,
+        validate_by_name=True,
     )
     travelers: Annotated[
         list[PriceItineraryInputTraveler],
@@ -115,16 +115,14 @@ class PriceItineraryInput(BaseModel):
         list[PriceItineraryInputLeg],
         Field(description="Flights in travel order.", min_length=1, title="Legs"),
     ]
-    currency: Annotated[
-        Literal["EUR", "USD", "JPY"] | None, Field(title="Currency")
-    ] = "EUR"
-    insurance: Annotated[bool | None, Field(title="Insurance")] = False
+    currency: Annotated[Literal["EUR", "USD", "JPY"], Field(title="Currency")] = "EUR"
+    insurance: Annotated[bool, Field(title="Insurance")] = False
 
 
 class PriceItineraryOutput(BaseModel):
     model_config = ConfigDict(
         extra="allow",
-        populate_by_name=True,
+        validate_by_name=True,
     )
     currency: Annotated[
         str, Field(description="ISO 4217 currency code.", title="Currency")

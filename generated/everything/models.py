@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 class EchoInput(BaseModel):
     model_config = ConfigDict(
         extra="allow",
-        populate_by_name=True,
+        validate_by_name=True,
     )
     message: Annotated[str, Field(description="Message to echo")]
 
@@ -19,7 +19,7 @@ class EchoInput(BaseModel):
 class GetAnnotatedMessageInput(BaseModel):
     model_config = ConfigDict(
         extra="allow",
-        populate_by_name=True,
+        validate_by_name=True,
     )
     message_type: Annotated[
         Literal["error", "success", "debug"],
@@ -29,7 +29,7 @@ class GetAnnotatedMessageInput(BaseModel):
         ),
     ]
     include_image: Annotated[
-        bool | None,
+        bool,
         Field(alias="includeImage", description="Whether to include an example image"),
     ] = False
 
@@ -37,17 +37,17 @@ class GetAnnotatedMessageInput(BaseModel):
 class GetEnvInput(BaseModel):
     model_config = ConfigDict(
         extra="allow",
-        populate_by_name=True,
+        validate_by_name=True,
     )
 
 
 class GetResourceLinksInput(BaseModel):
     model_config = ConfigDict(
         extra="allow",
-        populate_by_name=True,
+        validate_by_name=True,
     )
     count: Annotated[
-        float | None,
+        float,
         Field(description="Number of resource links to return (1-10)", ge=1.0, le=10.0),
     ] = 3
 
@@ -55,21 +55,20 @@ class GetResourceLinksInput(BaseModel):
 class GetResourceReferenceInput(BaseModel):
     model_config = ConfigDict(
         extra="allow",
-        populate_by_name=True,
+        validate_by_name=True,
     )
-    resource_type: Annotated[
-        Literal["Text", "Blob"] | None, Field(alias="resourceType")
-    ] = "Text"
+    resource_type: Annotated[Literal["Text", "Blob"], Field(alias="resourceType")] = (
+        "Text"
+    )
     resource_id: Annotated[
-        float | None,
-        Field(alias="resourceId", description="ID of the text resource to fetch"),
+        float, Field(alias="resourceId", description="ID of the text resource to fetch")
     ] = 1
 
 
 class GetStructuredContentInput(BaseModel):
     model_config = ConfigDict(
         extra="allow",
-        populate_by_name=True,
+        validate_by_name=True,
     )
     location: Annotated[
         Literal["New York", "Chicago", "Los Angeles"], Field(description="Choose city")
@@ -79,7 +78,7 @@ class GetStructuredContentInput(BaseModel):
 class GetStructuredContentOutput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
-        populate_by_name=True,
+        validate_by_name=True,
     )
     temperature: Annotated[float, Field(description="Temperature in celsius")]
     conditions: Annotated[str, Field(description="Weather conditions description")]
@@ -89,7 +88,7 @@ class GetStructuredContentOutput(BaseModel):
 class GetSumInput(BaseModel):
     model_config = ConfigDict(
         extra="allow",
-        populate_by_name=True,
+        validate_by_name=True,
     )
     a: Annotated[float, Field(description="First number")]
     b: Annotated[float, Field(description="Second number")]
@@ -98,23 +97,21 @@ class GetSumInput(BaseModel):
 class GetTinyImageInput(BaseModel):
     model_config = ConfigDict(
         extra="allow",
-        populate_by_name=True,
+        validate_by_name=True,
     )
 
 
 class GzipFileAsResourceInput(BaseModel):
     model_config = ConfigDict(
         extra="allow",
-        populate_by_name=True,
+        validate_by_name=True,
     )
-    name: Annotated[str | None, Field(description="Name of the output file")] = (
-        "README.md.gz"
-    )
+    name: Annotated[str, Field(description="Name of the output file")] = "README.md.gz"
     data: Annotated[
-        str | None, Field(description="URL or data URI of the file content to compress")
+        str, Field(description="URL or data URI of the file content to compress")
     ] = "https://raw.githubusercontent.com/modelcontextprotocol/servers/refs/heads/main/README.md"
     output_type: Annotated[
-        Literal["resourceLink", "resource"] | None,
+        Literal["resourceLink", "resource"],
         Field(
             alias="outputType",
             description="How the resulting gzipped file should be returned. 'resourceLink' returns a link to a resource that can be read later, 'resource' returns a full resource object.",
@@ -125,11 +122,11 @@ class GzipFileAsResourceInput(BaseModel):
 class SimulateResearchQueryInput(BaseModel):
     model_config = ConfigDict(
         extra="allow",
-        populate_by_name=True,
+        validate_by_name=True,
     )
     topic: Annotated[str, Field(description="The research topic to investigate")]
     ambiguous: Annotated[
-        bool | None,
+        bool,
         Field(
             description="Simulate an ambiguous query that requires clarification (triggers input_required status)"
         ),
@@ -139,25 +136,23 @@ class SimulateResearchQueryInput(BaseModel):
 class ToggleSimulatedLoggingInput(BaseModel):
     model_config = ConfigDict(
         extra="allow",
-        populate_by_name=True,
+        validate_by_name=True,
     )
 
 
 class ToggleSubscriberUpdatesInput(BaseModel):
     model_config = ConfigDict(
         extra="allow",
-        populate_by_name=True,
+        validate_by_name=True,
     )
 
 
 class TriggerLongRunningOperationInput(BaseModel):
     model_config = ConfigDict(
         extra="allow",
-        populate_by_name=True,
+        validate_by_name=True,
     )
     duration: Annotated[
-        float | None, Field(description="Duration of the operation in seconds")
+        float, Field(description="Duration of the operation in seconds")
     ] = 10
-    steps: Annotated[
-        float | None, Field(description="Number of steps in the operation")
-    ] = 5
+    steps: Annotated[float, Field(description="Number of steps in the operation")] = 5

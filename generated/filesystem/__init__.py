@@ -3,9 +3,13 @@
 """Server filesystem: 14 tools, generated from its reviewed lockfile.
 
 `async with connect() as tools: ...` starts the server; `Tools(session)` wraps a session you have.
+`TOOLS` lists the reviewed tools as data (`ReviewedTool`: names, schemas, models, method).
 """
 
+from .._runtime.reviewed import ReviewedTool, reviewed_tools
 from . import models
 from .tools import Tools, connect
 
-__all__ = ["Tools", "connect", "models"]
+TOOLS: tuple[ReviewedTool, ...] = reviewed_tools(__name__)
+
+__all__ = ["TOOLS", "Tools", "connect", "models"]

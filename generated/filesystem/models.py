@@ -7,11 +7,13 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from .._runtime.nullability import not_nullable as _not_nullable
+
 
 class CreateDirectoryInput(BaseModel):
     model_config = ConfigDict(
         extra="allow",
-        populate_by_name=True,
+        validate_by_name=True,
     )
     path: str
 
@@ -19,7 +21,7 @@ class CreateDirectoryInput(BaseModel):
 class CreateDirectoryOutput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
-        populate_by_name=True,
+        validate_by_name=True,
     )
     content: str
 
@@ -27,16 +29,16 @@ class CreateDirectoryOutput(BaseModel):
 class DirectoryTreeInput(BaseModel):
     model_config = ConfigDict(
         extra="allow",
-        populate_by_name=True,
+        validate_by_name=True,
     )
     path: str
-    exclude_patterns: Annotated[list[str] | None, Field(alias="excludePatterns")] = []
+    exclude_patterns: Annotated[list[str], Field(alias="excludePatterns")] = []
 
 
 class DirectoryTreeOutput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
-        populate_by_name=True,
+        validate_by_name=True,
     )
     content: str
 
@@ -44,7 +46,7 @@ class DirectoryTreeOutput(BaseModel):
 class EditFileInputEdit(BaseModel):
     model_config = ConfigDict(
         extra="allow",
-        populate_by_name=True,
+        validate_by_name=True,
     )
     old_text: Annotated[
         str,
@@ -56,12 +58,12 @@ class EditFileInputEdit(BaseModel):
 class EditFileInput(BaseModel):
     model_config = ConfigDict(
         extra="allow",
-        populate_by_name=True,
+        validate_by_name=True,
     )
     path: str
     edits: list[EditFileInputEdit]
     dry_run: Annotated[
-        bool | None,
+        bool,
         Field(
             alias="dryRun", description="Preview changes using git-style diff format"
         ),
@@ -71,7 +73,7 @@ class EditFileInput(BaseModel):
 class EditFileOutput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
-        populate_by_name=True,
+        validate_by_name=True,
     )
     content: str
 
@@ -79,7 +81,7 @@ class EditFileOutput(BaseModel):
 class GetFileInfoInput(BaseModel):
     model_config = ConfigDict(
         extra="allow",
-        populate_by_name=True,
+        validate_by_name=True,
     )
     path: str
 
@@ -87,7 +89,7 @@ class GetFileInfoInput(BaseModel):
 class GetFileInfoOutput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
-        populate_by_name=True,
+        validate_by_name=True,
     )
     content: str
 
@@ -95,14 +97,14 @@ class GetFileInfoOutput(BaseModel):
 class ListAllowedDirectoriesInput(BaseModel):
     model_config = ConfigDict(
         extra="allow",
-        populate_by_name=True,
+        validate_by_name=True,
     )
 
 
 class ListAllowedDirectoriesOutput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
-        populate_by_name=True,
+        validate_by_name=True,
     )
     content: str
 
@@ -110,7 +112,7 @@ class ListAllowedDirectoriesOutput(BaseModel):
 class ListDirectoryInput(BaseModel):
     model_config = ConfigDict(
         extra="allow",
-        populate_by_name=True,
+        validate_by_name=True,
     )
     path: str
 
@@ -118,7 +120,7 @@ class ListDirectoryInput(BaseModel):
 class ListDirectoryOutput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
-        populate_by_name=True,
+        validate_by_name=True,
     )
     content: str
 
@@ -126,11 +128,11 @@ class ListDirectoryOutput(BaseModel):
 class ListDirectoryWithSizesInput(BaseModel):
     model_config = ConfigDict(
         extra="allow",
-        populate_by_name=True,
+        validate_by_name=True,
     )
     path: str
     sort_by: Annotated[
-        Literal["name", "size"] | None,
+        Literal["name", "size"],
         Field(alias="sortBy", description="Sort entries by name or size"),
     ] = "name"
 
@@ -138,7 +140,7 @@ class ListDirectoryWithSizesInput(BaseModel):
 class ListDirectoryWithSizesOutput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
-        populate_by_name=True,
+        validate_by_name=True,
     )
     content: str
 
@@ -146,7 +148,7 @@ class ListDirectoryWithSizesOutput(BaseModel):
 class MoveFileInput(BaseModel):
     model_config = ConfigDict(
         extra="allow",
-        populate_by_name=True,
+        validate_by_name=True,
     )
     source: str
     destination: str
@@ -155,7 +157,7 @@ class MoveFileInput(BaseModel):
 class MoveFileOutput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
-        populate_by_name=True,
+        validate_by_name=True,
     )
     content: str
 
@@ -163,23 +165,23 @@ class MoveFileOutput(BaseModel):
 class ReadFileInput(BaseModel):
     model_config = ConfigDict(
         extra="allow",
-        populate_by_name=True,
+        validate_by_name=True,
     )
     path: str
     tail: Annotated[
         float | None,
         Field(description="If provided, returns only the last N lines of the file"),
-    ] = None
+    ] = _not_nullable()
     head: Annotated[
         float | None,
         Field(description="If provided, returns only the first N lines of the file"),
-    ] = None
+    ] = _not_nullable()
 
 
 class ReadFileOutput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
-        populate_by_name=True,
+        validate_by_name=True,
     )
     content: str
 
@@ -187,7 +189,7 @@ class ReadFileOutput(BaseModel):
 class ReadMediaFileInput(BaseModel):
     model_config = ConfigDict(
         extra="allow",
-        populate_by_name=True,
+        validate_by_name=True,
     )
     path: str
 
@@ -195,7 +197,7 @@ class ReadMediaFileInput(BaseModel):
 class ReadMediaFileOutputContent(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
-        populate_by_name=True,
+        validate_by_name=True,
     )
     type_: Annotated[Literal["image", "audio"], Field(alias="type")]
     data: str
@@ -205,17 +207,17 @@ class ReadMediaFileOutputContent(BaseModel):
 class ReadMediaFileOutputContent1Resource(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
-        populate_by_name=True,
+        validate_by_name=True,
     )
     uri: str
-    mime_type: Annotated[str | None, Field(alias="mimeType")] = None
+    mime_type: Annotated[str | None, Field(alias="mimeType")] = _not_nullable()
     blob: str
 
 
 class ReadMediaFileOutputContent1(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
-        populate_by_name=True,
+        validate_by_name=True,
     )
     type_: Annotated[Literal["resource"], Field(alias="type")]
     resource: ReadMediaFileOutputContent1Resource
@@ -224,7 +226,7 @@ class ReadMediaFileOutputContent1(BaseModel):
 class ReadMediaFileOutput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
-        populate_by_name=True,
+        validate_by_name=True,
     )
     content: list[ReadMediaFileOutputContent | ReadMediaFileOutputContent1]
 
@@ -232,7 +234,7 @@ class ReadMediaFileOutput(BaseModel):
 class ReadMultipleFilesInput(BaseModel):
     model_config = ConfigDict(
         extra="allow",
-        populate_by_name=True,
+        validate_by_name=True,
     )
     paths: Annotated[
         list[str],
@@ -246,7 +248,7 @@ class ReadMultipleFilesInput(BaseModel):
 class ReadMultipleFilesOutput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
-        populate_by_name=True,
+        validate_by_name=True,
     )
     content: str
 
@@ -254,23 +256,23 @@ class ReadMultipleFilesOutput(BaseModel):
 class ReadTextFileInput(BaseModel):
     model_config = ConfigDict(
         extra="allow",
-        populate_by_name=True,
+        validate_by_name=True,
     )
     path: str
     tail: Annotated[
         float | None,
         Field(description="If provided, returns only the last N lines of the file"),
-    ] = None
+    ] = _not_nullable()
     head: Annotated[
         float | None,
         Field(description="If provided, returns only the first N lines of the file"),
-    ] = None
+    ] = _not_nullable()
 
 
 class ReadTextFileOutput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
-        populate_by_name=True,
+        validate_by_name=True,
     )
     content: str
 
@@ -278,17 +280,17 @@ class ReadTextFileOutput(BaseModel):
 class SearchFilesInput(BaseModel):
     model_config = ConfigDict(
         extra="allow",
-        populate_by_name=True,
+        validate_by_name=True,
     )
     path: str
     pattern: str
-    exclude_patterns: Annotated[list[str] | None, Field(alias="excludePatterns")] = []
+    exclude_patterns: Annotated[list[str], Field(alias="excludePatterns")] = []
 
 
 class SearchFilesOutput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
-        populate_by_name=True,
+        validate_by_name=True,
     )
     content: str
 
@@ -296,7 +298,7 @@ class SearchFilesOutput(BaseModel):
 class WriteFileInput(BaseModel):
     model_config = ConfigDict(
         extra="allow",
-        populate_by_name=True,
+        validate_by_name=True,
     )
     path: str
     content: str
@@ -305,6 +307,6 @@ class WriteFileInput(BaseModel):
 class WriteFileOutput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
-        populate_by_name=True,
+        validate_by_name=True,
     )
     content: str

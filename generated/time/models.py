@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 class ConvertTimeInput(BaseModel):
     model_config = ConfigDict(
         extra="allow",
-        populate_by_name=True,
+        validate_by_name=True,
     )
     source_timezone: Annotated[
         str,
@@ -36,7 +36,7 @@ class ConvertTimeInput(BaseModel):
 class ConvertTimeOutputTimeResult(BaseModel):
     model_config = ConfigDict(
         extra="allow",
-        populate_by_name=True,
+        validate_by_name=True,
     )
     timezone: Annotated[str, Field(title="Timezone")]
     datetime: Annotated[str, Field(title="Datetime")]
@@ -47,7 +47,7 @@ class ConvertTimeOutputTimeResult(BaseModel):
 class ConvertTimeOutput(BaseModel):
     model_config = ConfigDict(
         extra="allow",
-        populate_by_name=True,
+        validate_by_name=True,
     )
     source: ConvertTimeOutputTimeResult
     target: ConvertTimeOutputTimeResult
@@ -57,7 +57,7 @@ class ConvertTimeOutput(BaseModel):
 class GetCurrentTimeInput(BaseModel):
     model_config = ConfigDict(
         extra="allow",
-        populate_by_name=True,
+        validate_by_name=True,
     )
     timezone: Annotated[
         str,
@@ -71,7 +71,7 @@ class GetCurrentTimeInput(BaseModel):
 class GetCurrentTimeOutput(BaseModel):
     model_config = ConfigDict(
         extra="allow",
-        populate_by_name=True,
+        validate_by_name=True,
     )
     timezone: Annotated[str, Field(title="Timezone")]
     datetime: Annotated[str, Field(title="Datetime")]

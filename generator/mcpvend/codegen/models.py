@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mcpvend.codegen import naming
+from mcpvend.codegen.optional_fields import rewrite_missing
 from mcpvend.codegen.schema_prep import for_codegen, property_names
 from mcpvend.errors import MCPVendError
 
@@ -75,7 +76,7 @@ def generate_models(tools: Sequence[tuple[str, dict[str, Any]]], header: str) ->
         aliases = _suffixed(aliases, ambiguous, f"field names {sorted(ambiguous)} stay ambiguous")
     if not isinstance(source, str):
         raise MCPVendError("datamodel-code-generator returned several modules where one was expected")
-    return _read(source, wanted={f"{stem}Input" for stem, _ in tools})
+    return _read(rewrite_missing(source), wanted={f"{stem}Input" for stem, _ in tools})
 
 
 def _suffixed(aliases: dict[str, str], properties: set[str], why: str) -> dict[str, str]:
@@ -151,6 +152,8 @@ def _generate(documents: list[dict[str, Any]], aliases: dict[str, str], header: 
                 enum_field_as_literal=LiteralType.All,
                 use_standard_collections=True,
                 use_union_operator=True,
+                strict_nullable=True,  # a property with a default is null only if its schema says so,
+                use_missing_sentinel=True,  # and one without is `T | MISSING`: see optional_fields.py
                 aliases=aliases,
             )
         except Exception as exc:

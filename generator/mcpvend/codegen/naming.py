@@ -19,6 +19,9 @@ from mcpvend.codegen.reserved import BASEMODEL_ATTRIBUTES, BUILTINS, KEYWORDS, S
 # must not replace them. Everything `ToolsBase` holds is private and the class body evaluates only
 # `_overload`, so no public name is taken; tests/test_naming.py holds this equal to the real class.
 TOOLS_ATTRIBUTES: frozenset[str] = frozenset()
+# Lower-case names the package root defines (templates/package_init.py.jinja): a subpackage of that
+# name would replace them as an attribute of the package.
+PACKAGE_NAMES = frozenset({"toolset", "from_wire", "hybrid"})
 _SHADOWING = KEYWORDS | SOFT_KEYWORDS | BUILTINS | frozenset({"self", "cls", "arguments"})
 _MODEL_ATTRIBUTES = BASEMODEL_ATTRIBUTES
 _PROTECTED = ("model_validate", "model_dump")  # pydantic's protected namespaces
@@ -119,4 +122,4 @@ def field_aliases(property_names: Iterable[str]) -> dict[str, str]:
 
 def subpackage(server: str) -> str:
     """The subpackage of a server: a module name that shadows nothing in the generated package."""
-    return safe(snake(server, fallback="server"), {"_runtime", "models", "tools", "manifest"})
+    return safe(snake(server, fallback="server"), {"_runtime", "models", "tools", "manifest", *PACKAGE_NAMES})

@@ -140,14 +140,16 @@ def _names(plan: ToolPlan) -> set[str]:
 
 
 def _param(field: Field) -> Param:
-    """A signature parameter for a model field; a default that is not an immutable literal becomes None.
+    """A signature parameter for a model field: an optional one also takes None, meaning "not given".
 
-    A mutable default in a signature would be shared between calls; passing None instead leaves
-    the key out of the call, and the model applies its own default.
+    The model may refuse None (a property that is not nullable): the wrapper leaves a None out of
+    the call, and the server applies its own default. A default that is not an immutable literal
+    becomes None too: a mutable default in a signature would be shared between calls.
     """
-    if field.default is None or _immutable_literal(field.default):
-        return Param(field.name, field.annotation, field.default)
-    return Param(field.name, _optional(field.annotation), "None")
+    if field.default is None:
+        return Param(field.name, field.annotation, None)
+    default = field.default if _immutable_literal(field.default) else "None"
+    return Param(field.name, _optional(field.annotation), default)
 
 
 def _immutable_literal(source: str) -> bool:
