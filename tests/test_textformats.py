@@ -19,8 +19,9 @@ import pytest
 from conftest import REPO
 from mcpvend.runtime.catalog import Catalog, Entry
 from mcpvend.runtime.format_pythonic import python_name
-from mcpvend.runtime.formats import CODE_MODE_PACKAGE, TEXT_FORMATS, choose_format, code_mode_available
+from mcpvend.runtime.formats import TEXT_FORMATS, choose_format, code_mode_available
 from mcpvend.runtime.results import ModelResult
+from mcpvend.runtime.sandbox import load_monty
 from mcpvend.runtime.specs import META_NAMES, Mode
 from mcpvend.runtime.textcalls import CallError, ParsedCall
 from mcpvend.runtime.toolset import ToolSet
@@ -340,22 +341,21 @@ def test_the_primary_wins_when_it_is_available() -> None:
     assert choose_format(None, "mistral", model_tool_calling=False).format == "mistral"
 
 
-def test_code_mode_is_available_exactly_when_its_sandbox_imports(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    assert not code_mode_available()  # not installed in this environment
-    choice = choose_format(["code", "native", "json"], model_tool_calling=False)
+def test_code_mode_is_available_exactly_when_its_sandbox_imports(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert code_mode_available()  # pydantic-monty is a test extra
+    assert choose_format(["code", "native", "json"], model_tool_calling=False).format == "code"
+    monkeypatch.setitem(sys.modules, "pydantic_monty", None)  # as if it were not installed: importing it fails
+    load_monty.cache_clear()
+    try:
+        assert not code_mode_available()
+        choice = choose_format(["code", "native", "json"], model_tool_calling=False)
+    finally:
+        load_monty.cache_clear()
     assert choice.format == "json"
     assert str(choice).splitlines()[1:] == [
         "  native unavailable: the model has no native tool calling: model_tool_calling=False"
     ]
     assert choice.unavailable[0] == ("code", "code mode needs its sandbox, and pydantic_monty cannot be imported")
-    package = tmp_path / CODE_MODE_PACKAGE
-    package.mkdir()
-    (package / "__init__.py").write_text("")
-    monkeypatch.syspath_prepend(str(tmp_path))
-    assert code_mode_available()
-    assert choose_format(["code", "native", "json"], model_tool_calling=False).format == "code"
 
 
 @pytest.mark.parametrize(

@@ -9,7 +9,6 @@ the first available, and `plan()` says which and why.
 
 from __future__ import annotations
 
-import importlib.util
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -17,6 +16,7 @@ from .format_hermes import Hermes
 from .format_json import JsonCalls
 from .format_mistral import VERSIONS, Mistral
 from .format_pythonic import Pythonic
+from .sandbox import available as code_mode_available  # the one tie to code mode: its sandbox imports
 from .textcalls import TextFormat
 
 NATIVE, CODE = "native", "code"
@@ -29,12 +29,6 @@ TEXT_FORMATS: dict[str, TextFormat] = {
 }
 FORMATS: tuple[str, ...] = (NATIVE, CODE, *TEXT_FORMATS)
 DEFAULT_FORMATS: tuple[str, ...] = (NATIVE, "hermes", "mistral", "pythonic", "json")
-CODE_MODE_PACKAGE = "pydantic_monty"
-
-
-def code_mode_available() -> bool:
-    """The one check that ties the formats to code mode (`run_code`): can its sandbox package be imported?"""
-    return importlib.util.find_spec(CODE_MODE_PACKAGE) is not None
 
 
 def text_format(name: str) -> TextFormat:
@@ -94,7 +88,7 @@ def choose_format(
     if NATIVE in enabled and not model_tool_calling:
         why_not[NATIVE] = "the model has no native tool calling: model_tool_calling=False"
     if CODE in enabled and not (code_mode_available() if code_available is None else code_available):
-        why_not[CODE] = f"code mode needs its sandbox, and {CODE_MODE_PACKAGE} cannot be imported"
+        why_not[CODE] = "code mode needs its sandbox, and pydantic_monty cannot be imported"
     unavailable = tuple((name, why_not[name]) for name in enabled if name in why_not)
     available = [name for name in enabled if name not in why_not]
     if not available:
@@ -110,6 +104,6 @@ def choose_format(
 
 _AVAILABLE = {
     NATIVE: "the model calls tools natively",
-    CODE: f"{CODE_MODE_PACKAGE} is installed",
+    CODE: "pydantic_monty is installed",
     "text": "a text format works with any instruction model",
 }
