@@ -10,7 +10,6 @@ what happened. The specs are built the same way every time, so provider prompt c
 from __future__ import annotations
 
 import copy
-import importlib
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
@@ -18,9 +17,8 @@ from types import EllipsisType, TracebackType
 from typing import Any, Unpack
 
 import anyio
-from pydantic import BaseModel, ValidationError
 
-from . import adapters, meta_tools, texttools, validation
+from . import adapters, argument_checks, meta_tools, texttools
 from .audit import Audit, AuditTrail, CallRecord, RouteRecord
 from .blocking import Blocking
 from .budget import MATERIALIZE_CAPS, Budget, Plan, RequestedMode, choose
@@ -46,7 +44,6 @@ from .specs import (
 )
 from .strict import from_strict, strict_reports, strict_specs
 from .texttools import Prepared
-from .tools import from_wire
 
 _META = {spec.name: spec for spec in META_TOOLS}
 
@@ -260,7 +257,7 @@ class ToolSet:
     ) -> ModelResult:
         spec = _META[name]
         arguments = from_strict(spec.input_schema, arguments)
-        problem = self._invalid(spec.input_schema, arguments)
+        problem = argument_checks.schema_problem(spec.input_schema, arguments)
         if problem:
             error = f"invalid arguments for {name}: {problem}\nIts input schema: {_json(spec.input_schema)}"
             return record.end(self._error(error, retry=True), "invalid_arguments")
@@ -300,9 +297,7 @@ class ToolSet:
         arguments = from_strict(
             entry.input_schema, arguments
         )  # a strict call's placeholder nulls
-        problem = self._invalid(entry.input_schema, arguments) or self._model_problem(
-            entry, arguments
-        )
+        problem = argument_checks.problem(entry, arguments)
         if problem:
             error = self._error(
                 f"invalid arguments for {entry.provider}: {problem}\n"
@@ -380,30 +375,6 @@ class ToolSet:
         if entry is None:
             raise KeyError(problem)
         return entry
-
-    def _invalid(self, schema: Mapping[str, Any], arguments: Mapping[str, Any]) -> str:
-        """The first reason `arguments` break `schema`, or ""."""
-        try:
-            return validation.problem(schema, dict(arguments)) or ""
-        except validation.SchemaUnusable as exc:
-            return f"its reviewed input schema cannot be used ({exc}), so no call can be checked"
-
-    def _model_problem(self, entry: Entry, arguments: Mapping[str, Any]) -> str:
-        """The generated input model must accept the arguments too (it is what typed callers use)."""
-        if entry.models is None or entry.input_class is None:
-            return ""
-        model = getattr(importlib.import_module(entry.models), entry.input_class, None)
-        if not (isinstance(model, type) and issubclass(model, BaseModel)):
-            return ""
-        try:
-            from_wire(model, dict(arguments))
-        except ValidationError as exc:
-            first = exc.errors()[0]
-            where = "".join(
-                f"[{p}]" if isinstance(p, int) else f".{p}" for p in first["loc"]
-            )
-            return f"at ${where}: {first['msg']}"
-        return ""
 
     def _error(self, message: str, *, retry: bool = False) -> ModelResult:
         return error_result(message, max_chars=self.max_result_chars, retry=retry)

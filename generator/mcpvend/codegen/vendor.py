@@ -11,6 +11,7 @@ RUNTIME = Path(__file__).resolve().parent.parent / "runtime"
 RUNTIME_MODULES = (
     "__init__.py",
     "adapters.py",
+    "argument_checks.py",
     "audit.py",
     "blocking.py",
     "budget.py",
