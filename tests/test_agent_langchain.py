@@ -137,3 +137,24 @@ def test_destructive_tools_wait_for_human_approval_and_call_tool_sends_the_model
         assert [r["name"] for r in interrupt.value["action_requests"]] == [cancel]
         state = agent.invoke(Command(resume={"decisions": [{"type": "approve"}]}), config)
     assert state["messages"][-1].content == "done" and not model.steps
+
+
+@pytest.mark.anyio
+async def test_code_mode_offers_run_code_and_the_agent_runs_it() -> None:
+    code = "now = await time__get_current_time(timezone='Asia/Tokyo')\nnow['timezone']"
+
+    def write_code(messages: list[BaseMessage], bound: dict[str, Any]) -> AIMessage:
+        assert set(bound) == {"run_code"} and "async def time__get_current_time(" in bound["run_code"]["description"]
+        return call("run_code", {"code": code}, "c1")
+
+    def finish(messages: list[BaseMessage], bound: dict[str, Any]) -> AIMessage:
+        result = last_result(messages)
+        assert result.status == "success" and "Asia/Tokyo" in str(result.content)
+        return AIMessage(content="done")
+
+    model = Scripted(steps=[write_code, finish])
+    async with generated.toolset(["time"], mode="code") as ts:
+        state = await create_agent(model, middleware=ts.for_langchain_agent()).ainvoke(
+            {"messages": [("user", "Tokyo?")]}
+        )
+    assert state["messages"][-1].content == "done" and not model.steps

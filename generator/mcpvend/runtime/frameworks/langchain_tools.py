@@ -23,7 +23,7 @@ from langchain_core.messages import AIMessage, AnyMessage, ToolMessage  # type: 
 from langchain_core.tools import BaseTool, ToolException  # type: ignore[import-not-found, unused-ignore]
 
 from ..results import ModelResult
-from ..specs import META_NAMES, full_spec
+from ..specs import full_spec
 from .bridge import Bridge, Definition
 
 
@@ -76,9 +76,11 @@ class ListedTools(AgentMiddleware):  # type: ignore[misc, unused-ignore]
     def __init__(self, bridge: Bridge) -> None:
         super().__init__()
         self.bridge = bridge
-        meta = [d for d in bridge.definitions() if d.name in META_NAMES]
-        every = [full_spec(entry).render("openai-responses") for entry in bridge.toolset.catalog.entries]
-        self.tools = [_tool(bridge, d, fresh=True) for d in meta] + [
+        entries = bridge.toolset.routing.catalog.entries  # every tool any routing step may offer
+        every = [full_spec(entry).render("openai-responses") for entry in entries]
+        names = {entry.provider for entry in entries}
+        own = [d for d in bridge.definitions() if d.name not in names]  # the meta-tools, or run_code
+        self.tools = [_tool(bridge, d, fresh=True) for d in own] + [
             _tool(bridge, Definition(r["name"], r["description"], r["parameters"], False, None), fresh=True)
             for r in every
         ]
