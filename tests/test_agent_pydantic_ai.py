@@ -207,3 +207,22 @@ async def test_a_read_only_tool_needs_no_approval_and_strict_definitions_are_mar
         toolset = ts.for_pydantic_ai(strict=True, require_approval="destructive")
         result = await Agent(script.model(), toolsets=[toolset]).run("100 C in C")
     assert result.output == "done" and not script.steps
+
+
+async def test_code_mode_offers_run_code_and_the_agent_runs_it() -> None:
+    code = "now = await time__get_current_time(timezone='Asia/Tokyo')\nnow['timezone']"
+
+    def write_code(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        assert listed(info) == {"run_code"}
+        assert "async def time__get_current_time(" in info.function_tools[0].description
+        return call("run_code", {"code": code})
+
+    def finish(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        result = last_part(messages)
+        assert result.outcome == "success" and "Asia/Tokyo" in result.content
+        return done()
+
+    script = Script(write_code, finish)
+    async with generated.toolset(["time"], mode="code") as ts:
+        result = await Agent(script.model(), toolsets=[ts.for_pydantic_ai()]).run("time in Tokyo?")
+    assert result.output == "done" and not script.steps
