@@ -280,3 +280,16 @@ async def test_each_client_conversation_lists_the_tools_its_own_searches_found()
                     await anyio.sleep(0.02)
             called = await a.call_tool(first, {"value": 0, "to": "kelvin"})
             assert text(called) == "273.15 kelvin"
+
+
+def test_the_announced_http_address_already_accepts_connections() -> None:
+    """The address is announced before uvicorn has started: a client connecting at once must wait in the
+    backlog, not be refused (a README test failed now and then on `All connection attempts failed`)."""
+    from mcpvend.serve import _listen
+
+    listener = _listen("127.0.0.1", 0)
+    try:
+        with socket.create_connection(listener.getsockname(), timeout=10):  # nothing accepts it yet
+            pass
+    finally:
+        listener.close()

@@ -298,11 +298,14 @@ def _quiet_exit(base: type[uvicorn.Server]) -> type[uvicorn.Server]:
 
 
 def _listen(host: str, port: int) -> socket.socket:
-    """Bind before serving, so a taken port is our one-line error rather than uvicorn's exit."""
+    """Bind before serving, so a taken port is our one-line error rather than uvicorn's exit; and listen
+    before the address is announced, so a client that connects at once waits in the backlog while
+    uvicorn starts, instead of being refused."""
     listener = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
     try:
         listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         listener.bind((host, port))
+        listener.listen(2048)  # uvicorn's own backlog
     except OSError as exc:
         listener.close()
         raise ServeError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
