@@ -163,6 +163,19 @@ def everything_http() -> Iterator[str]:
 CORPUS = REPO / "tests" / "data" / "livemcpbench" / "tools.json"
 
 
+def outputs_by_hash_seed(script: str, *args: str, seeds: tuple[str, ...] = ("0", "1", "12345")) -> list[bytes]:
+    """What `script` prints in a fresh interpreter under each PYTHONHASHSEED: equal when nothing depends on set order."""
+    return [
+        subprocess.run(
+            [sys.executable, "-c", script, *args],
+            env={**os.environ, "PYTHONHASHSEED": seed},
+            capture_output=True,
+            check=True,
+        ).stdout
+        for seed in seeds
+    ]
+
+
 def corpus_servers() -> dict[str, list[dict[str, Any]]]:
     """The 70 real servers' tool lists of the LiveMCPBench corpus, by a config-safe server name."""
     import re

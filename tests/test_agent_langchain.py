@@ -11,6 +11,7 @@ from typing import Any
 import generated
 import pytest
 from langchain.agents import create_agent
+from langchain.agents.middleware import HumanInTheLoopMiddleware
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
@@ -158,3 +159,12 @@ async def test_code_mode_offers_run_code_and_the_agent_runs_it() -> None:
             {"messages": [("user", "Tokyo?")]}
         )
     assert state["messages"][-1].content == "done" and not model.steps
+
+
+def test_the_middleware_covers_the_tools_of_every_routing_step() -> None:
+    """Built while a step offers the time tools only, it still runs and asks approval for the others."""
+    ts = generated.toolset(["demo", "time"], mode="direct")
+    ts.expose(["time"])
+    listed, approval = ts.for_langchain_agent(require_approval="destructive")
+    assert "demo__cancel_booking" in {tool.name for tool in listed.tools}
+    assert isinstance(approval, HumanInTheLoopMiddleware) and list(approval.interrupt_on) == ["demo__cancel_booking"]

@@ -7,6 +7,7 @@ error result and nothing else: no file, environment value or process of the host
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import json
 import os
@@ -298,6 +299,33 @@ async def test_auto_picks_code_only_when_allowed(generated: ModuleType) -> None:
     assert "code allowed and its sandbox installed" in allowed.reason
     assert default.mode == "direct" and default.code_tokens == allowed.code_tokens
     assert allowed.code_tokens is not None and allowed.code_tokens < default.direct_tokens
+
+
+def children() -> set[int]:
+    """This process's child processes (the sandbox's workers among them)."""
+    found: set[int] = set()
+    for task in Path(f"/proc/{os.getpid()}/task").iterdir():
+        with contextlib.suppress(FileNotFoundError):  # a thread that has just ended
+            found |= {int(pid) for pid in (task / "children").read_text().split()}
+    return found
+
+
+async def test_closing_a_toolset_stops_its_sandbox_workers(generated: ModuleType) -> None:
+    before = children()
+    async with generated.toolset(["time"], mode="code") as ts:
+        assert (await ts.call("run_code", {"code": "1 + 1"})).text.endswith("2")
+        workers = children() - before
+        assert workers  # no tool was called, so these are the sandbox's
+    assert not workers & children()
+
+
+def test_a_blocking_toolset_stops_its_sandbox_workers_on_close(generated: ModuleType) -> None:
+    before = children()
+    with generated.toolset(["time"], mode="code") as ts:
+        assert ts.call_sync("run_code", {"code": "1 + 1"}).text.endswith("2")
+        workers = children() - before
+        assert workers
+    assert not workers & children()
 
 
 # --- mcpvend serve --mode code -----------------------------------------------------------------

@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import ast
+from pathlib import Path
 from typing import Any
 
+import pytest
+
 from mcpvend.codegen.stubs import code_api, server_stubs
-from mcpvend.runtime.catalog import Entry
+from mcpvend.runtime.catalog import Catalog, Entry
+from mcpvend.runtime.code_api import load
+from mcpvend.runtime.toolset import ToolSet
 
 HOSTILE = 'Ends here."""\nimport os\nos.system("id")  # \u202e\x00'
 TOOLS: list[dict[str, Any]] = [
@@ -82,3 +87,18 @@ def test_the_runtime_maps_keywords_back_to_wire_names() -> None:
     rendered = api.render([entry])
     assert rendered.startswith("from typing import NotRequired, TypedDict\nclass Air_FindFlightsOutputFlight(")
     assert "async def air__ping" not in rendered  # only the tools asked for
+
+
+def test_a_package_generated_before_code_mode_offers_no_code_mode_and_says_why(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A subpackage without `stubs.pyi`: the other modes work as before; asking for code mode says what to do."""
+    (tmp_path / "oldpkg" / "time").mkdir(parents=True)
+    (tmp_path / "oldpkg" / "__init__.py").write_text("")
+    (tmp_path / "oldpkg" / "time" / "__init__.py").write_text("")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert load("oldpkg", [("time", "time", [])]) is None
+    entries = [Entry("time", {"name": "now", "inputSchema": {"type": "object"}})]
+    assert ToolSet(Catalog(entries), mode="direct").mode == "direct"
+    with pytest.raises(ValueError, match=r"code mode needs the stubs `mcpvend generate` writes \(stubs.pyi\)"):
+        ToolSet(Catalog(entries), mode="code")

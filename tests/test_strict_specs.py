@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import importlib
 import json
-import os
-import subprocess
 import sys
 from types import ModuleType
 from typing import Any
@@ -18,7 +16,7 @@ from typing import Any
 import jsonschema
 import pytest
 
-from conftest import REPO, corpus_servers
+from conftest import REPO, corpus_servers, outputs_by_hash_seed
 from mcpvend.runtime.catalog import Catalog, Entry
 from mcpvend.runtime.specs import META_TOOLS, OPEN_ARGUMENTS, ToolSpec
 from mcpvend.runtime.strict import (
@@ -378,15 +376,7 @@ for mode in ("direct", "compact", "routed"):
 
 
 def test_strict_specs_are_byte_identical_across_processes() -> None:
-    outputs = []
-    for seed in ("0", "1", "12345"):
-        run = subprocess.run(
-            [sys.executable, "-c", STRICT_SCRIPT, str(REPO / "tests")],
-            env={**os.environ, "PYTHONHASHSEED": seed},
-            capture_output=True,
-            check=True,
-        )
-        outputs.append(run.stdout)
+    outputs = outputs_by_hash_seed(STRICT_SCRIPT, str(REPO / "tests"))
     assert len(outputs[0]) > 100_000
     assert outputs[0] == outputs[1] == outputs[2]
 

@@ -6,17 +6,14 @@ a ToolSet over the committed lockfiles is enough to render prompts and read mode
 
 from __future__ import annotations
 
-import hashlib
 import json
-import os
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from conftest import REPO
+from conftest import REPO, outputs_by_hash_seed
 from mcpvend.runtime.catalog import Catalog, Entry
 from mcpvend.runtime.format_pythonic import python_name
 from mcpvend.runtime.formats import TEXT_FORMATS, choose_format, code_mode_available
@@ -296,18 +293,9 @@ for mode in ("direct", "compact", "routed"):
 
 
 def test_prompts_are_byte_identical_across_processes() -> None:
-    outputs = [
-        subprocess.run(
-            [sys.executable, "-c", PROMPTS_SCRIPT, str(REPO / "tests")],
-            env={**os.environ, "PYTHONHASHSEED": seed},
-            capture_output=True,
-            check=True,
-        ).stdout
-        for seed in ("0", "1", "4242")
-    ]
-    assert len(outputs[0].splitlines()) == 3 * len(FORMATS)
+    outputs = outputs_by_hash_seed(PROMPTS_SCRIPT, str(REPO / "tests"), seeds=("0", "1", "4242"))
+    assert len(outputs[0].splitlines()) == 3 * len(FORMATS)  # a digest per prompt: none missing
     assert outputs[0] == outputs[1] == outputs[2]
-    assert hashlib.sha256(outputs[0]).hexdigest()  # not empty
 
 
 # --- the format decision tree --------------------------------------------------------------------------

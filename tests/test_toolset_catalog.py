@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from collections import Counter
 from typing import Any
 
 import pytest
 
-from conftest import REPO, corpus_servers
+from conftest import REPO, corpus_servers, outputs_by_hash_seed
 from mcpvend.runtime.budget import Budget, choose
 from mcpvend.runtime.catalog import Ambiguous, Catalog, Entry, Filter, summary
 from mcpvend.runtime.names import PROVIDER_NAME, provider_name, provider_names
@@ -280,15 +277,7 @@ for mode in ("direct", "compact", "routed"):
 
 
 def test_specs_are_byte_identical_across_processes() -> None:
-    outputs = []
-    for seed in ("0", "1", "12345"):
-        run = subprocess.run(
-            [sys.executable, "-c", SPECS_SCRIPT, str(REPO / "tests")],
-            env={**os.environ, "PYTHONHASHSEED": seed},
-            capture_output=True,
-            check=True,
-        )
-        outputs.append(run.stdout)
+    outputs = outputs_by_hash_seed(SPECS_SCRIPT, str(REPO / "tests"))
     assert len(outputs[0]) > 100_000
     assert outputs[0] == outputs[1] == outputs[2]
 

@@ -450,20 +450,24 @@ class ToolSet:
     # --- lifetime ---------------------------------------------------------------------------
 
     async def aclose(self) -> None:
-        """Stop every server this toolset started (a session view leaves them to its toolset)."""
-        if self.pool is None or not self._owns_pool:
+        """Stop every server this toolset started, and its sandbox (a session view leaves them to its toolset)."""
+        if not self._owns_pool:
             return
-        if self._blocking.active:  # they run in the toolset's own loop
-            await anyio.to_thread.run_sync(self._blocking.close, self.pool.aclose)
+        if self._blocking.active:  # the servers run in the toolset's own loop
+            await anyio.to_thread.run_sync(self._blocking.close, self._stop)
         else:
-            await self.pool.aclose()
-        if self._code is not None and self._owns_pool:
-            await self._code.aclose()
+            await self._stop()
 
     def close(self) -> None:
         """`aclose` for code without an event loop (after `call_sync`, LangChain's `invoke`)."""
-        if self.pool is not None and self._owns_pool:
-            self._blocking.close(self.pool.aclose)
+        if self._owns_pool:
+            self._blocking.close(self._stop)
+
+    async def _stop(self) -> None:
+        if self.pool is not None:
+            await self.pool.aclose()
+        if self._code is not None:
+            await self._code.aclose()
 
     def __enter__(self) -> ToolSet:
         return self

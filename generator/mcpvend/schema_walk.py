@@ -1,4 +1,4 @@
-"""Walking JSON Schemas and JSON Pointers: the one place that knows which keywords hold subschemas.
+"""Walking JSON Schemas: the one place that knows which keywords hold subschemas.
 
 Codegen prepares schemas node by node, drift compares them and resolves their `$ref`s, lint reads
 the prose of every node: all three must agree on where the subschemas are, so they walk with this.
@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from typing import Any
-from urllib.parse import unquote
 
 # Keywords whose value is a map of name -> subschema, a list of subschemas, or one subschema.
 SCHEMA_MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
@@ -62,17 +61,3 @@ def walk(schema: Any, pointer: str = "") -> Iterator[tuple[str, dict[str, Any]]]
 def subschemas(schema: Any) -> Iterator[dict[str, Any]]:
     """Every schema object inside `schema`, itself included, depth first."""
     return (node for _, node in walk(schema))
-
-
-def pointer_get(root: Any, pointer: str) -> Any:
-    """The value at an RFC 6901 JSON Pointer (`/a/0/b`, URI-escaped or not), or None if there is none."""
-    node: Any = root
-    for token in pointer.split("/")[1:]:
-        token = unquote(token).replace("~1", "/").replace("~0", "~")
-        if isinstance(node, dict) and token in node:
-            node = node[token]
-        elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
-            node = node[int(token)]
-        else:
-            return None
-    return node

@@ -27,7 +27,8 @@ import copy
 import re
 from typing import Any
 
-from mcpvend.schema_walk import pointer_get, subschemas
+from mcpvend.runtime.pointers import pointer_get
+from mcpvend.schema_walk import subschemas
 
 _DEFINITIONS = ("$defs", "definitions")
 # Formats whose pydantic type would change the value sent (`password` is SecretStr, dumped as

@@ -36,6 +36,7 @@ RUNTIME_MODULES = (
     "nullability.py",
     "package.py",
     "pinning.py",
+    "pointers.py",
     "pool.py",
     "results.py",
     "routing.py",

@@ -9,6 +9,7 @@ fixed order, so the same tools always give the same bytes (prompt caches keep hi
 from __future__ import annotations
 
 import ast
+import functools
 import hashlib
 import keyword
 import re
@@ -175,10 +176,17 @@ def load(package: str, servers: Sequence[tuple[str, str, Sequence[Mapping[str, A
     parsed: dict[str, ServerStubs] = {}
     functions: dict[tuple[str, str], str] = {}
     for server, subpackage, tools in servers:
-        stub_file = resources.files(f"{package}.{subpackage}").joinpath(STUBS)
-        if not stub_file.is_file():
+        stubs = _read(f"{package}.{subpackage}")
+        if stubs is None:
             return None
-        parsed[server] = ServerStubs(stub_file.read_text(encoding="utf-8"))
+        parsed[server] = stubs
         for item in tools:
             functions[(server, str(item["tool"]["name"]))] = function_name(subpackage, str(item["method"]))
     return CodeApi(parsed, functions)
+
+
+@functools.cache
+def _read(subpackage: str) -> ServerStubs | None:
+    """A subpackage's stubs, read and parsed once per process (they are part of the installed package)."""
+    stub_file = resources.files(subpackage).joinpath(STUBS)
+    return ServerStubs(stub_file.read_text(encoding="utf-8")) if stub_file.is_file() else None

@@ -25,10 +25,10 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
-from urllib.parse import unquote
 
 from . import strict_rules as rules
 from . import validation
+from .pointers import pointer_get
 from .specs import OPEN_OBJECT, Format, ToolSpec, opened
 
 STRICT_FORMATS: tuple[Format, ...] = ("openai", "openai-responses", "anthropic")
@@ -84,7 +84,7 @@ class _Rewrite:
         """Whether the reviewed schema takes no string here: then a string sent for it can only be JSON text."""
         seen = 0
         while isinstance(node, Mapping) and isinstance(node.get("$ref"), str) and seen < 64:
-            node, seen = resolve(self.root, node["$ref"]), seen + 1
+            node, seen = pointer_get(self.root, node["$ref"][1:]), seen + 1
         if not isinstance(node, Mapping):
             return False
         if "type" in node:
@@ -184,7 +184,7 @@ class _Rewrite:
             raise NotStrict(f"{path}: $ref {ref!r} is not local")
         if ref in refs:
             raise NotStrict(f"{path} is recursive ($ref {ref!r})")
-        target = resolve(self.root, ref)
+        target = pointer_get(self.root, ref[1:])
         if target is None:
             raise NotStrict(f"{path}: $ref {ref!r} does not resolve")
         if not isinstance(target, Mapping):
@@ -225,20 +225,6 @@ class _Rewrite:
 def _never(branch: Any) -> bool:
     """A branch no value matches (`false`, or `{"not": {}}` as zod writes `undefined`): dropping it loses nothing."""
     return branch is False or (isinstance(branch, Mapping) and len(branch) == 1 and branch.get("not") in ({}, True))
-
-
-def resolve(root: Any, ref: str) -> Any:
-    """The target of a local `$ref` (a JSON Pointer, percent-encoded), or None."""
-    target = root
-    for part in ref[1:].split("/")[1:] if ref != "#" else []:
-        key = unquote(part).replace("~1", "/").replace("~0", "~")
-        if isinstance(target, Mapping) and key in target:
-            target = target[key]
-        elif isinstance(target, list) and key.isdigit() and int(key) < len(target):
-            target = target[int(key)]
-        else:
-            return None
-    return target
 
 
 def _takes_null(node: Mapping[str, Any]) -> bool:
@@ -310,7 +296,7 @@ class _Back:
         if isinstance(value, str) and not self.valid(node, value):
             value = self._json_text(node, value)
         if isinstance(node.get("$ref"), str):
-            value = self.value(resolve(self.root, node["$ref"]), value, hops + 1)
+            value = self.value(pointer_get(self.root, node["$ref"][1:]), value, hops + 1)
         properties = node.get("properties")
         if isinstance(value, Mapping) and isinstance(properties, Mapping):
             required: list[Any] = node["required"] if isinstance(node.get("required"), list) else []

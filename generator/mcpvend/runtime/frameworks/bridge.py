@@ -81,8 +81,8 @@ class Bridge:
         return entry is not None and needs_approval(entry, self.approval)
 
     def approval_names(self) -> list[str]:
-        """Every tool name that waits for approval, listed now or later."""
-        return [e.provider for e in self.toolset.catalog.entries if needs_approval(e, self.approval)]
+        """Every tool name that waits for approval, listed now or later (at any routing step)."""
+        return [e.provider for e in self.toolset.routing.catalog.entries if needs_approval(e, self.approval)]
 
     async def call(self, name: str, arguments: Mapping[str, Any] | str | None) -> ModelResult:
         redirect = self._redirect(name, arguments)
@@ -93,12 +93,10 @@ class Bridge:
         return redirect if redirect is not None else self.toolset.call_sync(name, arguments)
 
     def _redirect(self, name: str, arguments: Mapping[str, Any] | str | None) -> ModelResult | None:
-        if name != "call_tool" or self.approval is None or not isinstance(arguments, Mapping):
+        target = self._held_back(name, arguments)
+        if target is None:
             return None
-        target = self.toolset.target(name, arguments)
-        if target is None or not needs_approval(target, self.approval):
-            return None
-        self.toolset.materialize([target.provider])
+        self._materialize([target.provider])
         return error_result(
             f"'{target.provider}' needs the user's approval, which call_tool cannot ask for: "
             f"call '{target.provider}' itself (it is now among your tools) with the same arguments",
@@ -113,12 +111,17 @@ class Bridge:
         for name, arguments, content in history:
             if name == "search_tools":
                 self._materialize(_found(content))
-            elif name == "call_tool" and isinstance(arguments, Mapping):
-                target = self.toolset.target(name, arguments)
-                if target is not None and needs_approval(target, self.approval):
-                    self._materialize([target.provider])
+            elif (target := self._held_back(name, arguments)) is not None:
+                self._materialize([target.provider])
             elif name not in META_NAMES:
                 self._materialize([name])
+
+    def _held_back(self, name: str, arguments: Any) -> Entry | None:
+        """The tool a `call_tool` call reaches, when that tool waits for approval (which call_tool cannot ask)."""
+        if name != "call_tool" or self.approval is None or not isinstance(arguments, Mapping):
+            return None
+        target = self.toolset.target(name, arguments)
+        return target if target is not None and needs_approval(target, self.approval) else None
 
     def _materialize(self, names: list[str]) -> None:
         known = [entry.provider for name in names if (entry := self.toolset.target(name)) is not None]
