@@ -289,7 +289,7 @@ def test_the_announced_http_address_already_accepts_connections() -> None:
 
     listener = _listen("127.0.0.1", 0)
     try:
-        with socket.create_connection(listener.getsockname(), timeout=10):  # nothing accepts it yet
-            pass
+        with socket.create_connection(listener.getsockname(), timeout=10) as client:  # refused if not listening
+            assert client.getpeername() == listener.getsockname()  # connected, though nothing accepted it yet
     finally:
         listener.close()
