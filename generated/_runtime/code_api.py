@@ -208,7 +208,7 @@ def load(
     parsed: dict[str, ServerStubs] = {}
     functions: dict[tuple[str, str], str] = {}
     for server, subpackage, tools in servers:
-        stubs = _read(f"{package}.{subpackage}")
+        stubs = read_stubs(f"{package}.{subpackage}")
         if stubs is None:
             return None
         parsed[server] = stubs
@@ -220,7 +220,7 @@ def load(
 
 
 @functools.cache
-def _read(subpackage: str) -> ServerStubs | None:
+def read_stubs(subpackage: str) -> ServerStubs | None:
     """A subpackage's stubs, read and parsed once per process (they are part of the installed package)."""
     stub_file = resources.files(subpackage).joinpath(STUBS)
     return (

@@ -176,7 +176,7 @@ def load(package: str, servers: Sequence[tuple[str, str, Sequence[Mapping[str, A
     parsed: dict[str, ServerStubs] = {}
     functions: dict[tuple[str, str], str] = {}
     for server, subpackage, tools in servers:
-        stubs = _read(f"{package}.{subpackage}")
+        stubs = read_stubs(f"{package}.{subpackage}")
         if stubs is None:
             return None
         parsed[server] = stubs
@@ -186,7 +186,7 @@ def load(package: str, servers: Sequence[tuple[str, str, Sequence[Mapping[str, A
 
 
 @functools.cache
-def _read(subpackage: str) -> ServerStubs | None:
+def read_stubs(subpackage: str) -> ServerStubs | None:
     """A subpackage's stubs, read and parsed once per process (they are part of the installed package)."""
     stub_file = resources.files(subpackage).joinpath(STUBS)
     return ServerStubs(stub_file.read_text(encoding="utf-8")) if stub_file.is_file() else None
