@@ -30,6 +30,7 @@ BENCHES = (
     "load.py",
     "strict.py",
     "code_mode.py",
+    "hostile.py",
 )
 PACKAGES = ("mcpvend", "mcp", "pydantic", "datamodel-code-generator", "black", "jsonschema", "mcp-server-time")
 # Written by the long profile (make long), not run here: it takes most of an hour.

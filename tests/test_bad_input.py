@@ -36,6 +36,7 @@ import pytest
 
 from conftest import GOOD_TOOLS, PY, SERVERS, Run, write_config, write_tools
 from mcpvend.lock import lockfile
+from mcpvend.runtime.files import MAX_BYTES
 
 LOCK = "lockfiles/a.lock.json"
 CONFIG = "mcpvend.toml"
@@ -186,6 +187,36 @@ def _directory(relative: str) -> Setup:
     return setup
 
 
+def _fifo(relative: str) -> Setup:
+    """A FIFO in the file's place: opening it for reading would wait for a writer forever."""
+
+    def setup(project: Path) -> None:
+        (project / relative).unlink()
+        os.mkfifo(project / relative)
+
+    return setup
+
+
+def _dev_zero(relative: str) -> Setup:
+    """A symlink to /dev/zero in the file's place: endless bytes."""
+
+    def setup(project: Path) -> None:
+        (project / relative).unlink()
+        (project / relative).symlink_to("/dev/zero")
+
+    return setup
+
+
+def _huge(relative: str) -> Setup:
+    """The file one byte past the cap (sparse: no disk is spent on it)."""
+
+    def setup(project: Path) -> None:
+        with (project / relative).open("r+b") as file:
+            file.truncate(MAX_BYTES + 1)
+
+    return setup
+
+
 def _chmod(relative: str, mode: int) -> Setup:
     return lambda project: (project / relative).chmod(mode)
 
@@ -299,6 +330,9 @@ LOCKFILES: dict[str, Input] = {
     "latin-1": Input(_bytes(_latin1), ("a.lock.json", "not UTF-8", "0xe9")),
     "utf-16": Input(_bytes(lambda t: t.encode("utf-16")), ("a.lock.json", "UTF-16")),
     "unreadable": Input(_chmod(LOCK, 0), ("a.lock.json", "Permission denied"), permissions=True),
+    "fifo": Input(_fifo(LOCK), ("a.lock.json", "cannot read: it is a FIFO, not a file")),
+    "dev-zero": Input(_dev_zero(LOCK), ("a.lock.json", "cannot read: it is a device, not a file"), everywhere=False),
+    "huge": Input(_huge(LOCK), ("a.lock.json", "larger than 32 MiB, the most mcpvend reads"), everywhere=False),
 }
 LOCKFILE_READERS: dict[str, tuple[str, ...]] = {
     "lock-check": ("lock", "--check"),
@@ -320,6 +354,8 @@ NOT_AN_ERROR = {("other-server", "diff"), ("other-server", "diff-rev"), ("missin
 # `lock` re-creates a corrupt lockfile (what the error messages tell the user to do), but refuses
 # to overwrite one it cannot replace or one written by a newer mcpvend.
 LOCK_REFUSES = ("directory", "future-version")
+# The bad lockfiles that `diff` also reads from git (REV:path): what a file holds, not what it is.
+AT_A_REVISION = ("truncated", "not-an-object", "hand-edited", "future-version", "latin-1", "utf-16", "empty", "huge")
 
 # Bad configs, for every command that reads the config.
 CONFIGS: dict[str, Input] = {
@@ -343,6 +379,14 @@ CONFIGS: dict[str, Input] = {
     ),
     "pyproject-tool-not-a-table": Input(
         _no_config(_text("pyproject.toml", "tool = 1\n")), ("no config found",), everywhere=False
+    ),
+    "toml-fifo": Input(_fifo(CONFIG), ("mcpvend.toml", "cannot read: it is a FIFO, not a file")),
+    "toml-dev-zero": Input(
+        _dev_zero(CONFIG), ("mcpvend.toml", "cannot read: it is a device, not a file"), everywhere=False
+    ),
+    "toml-huge": Input(_huge(CONFIG), ("mcpvend.toml", "cannot read: larger than 32 MiB"), everywhere=False),
+    "mcp-json-fifo": Input(
+        _no_config(_then(_text(".mcp.json", "{}"), _fifo(".mcp.json"))), (".mcp.json", "a FIFO"), everywhere=False
     ),
 }
 SOME_CONFIG_READERS = ("lock", "generate", "show")
@@ -413,7 +457,7 @@ def _cases() -> list[Case]:
             if bad.everywhere or command in SOME_CONFIG_READERS:
                 cases.append(Case(f"config-{name}-{command}", args, bad.setup, bad.says, permissions=bad.permissions))
     for name, bad in LOCKFILES.items():  # the bad lockfile at a git revision
-        if name in ("truncated", "not-an-object", "hand-edited", "future-version", "latin-1", "utf-16", "empty"):
+        if name in AT_A_REVISION:
             args = ("diff", f"HEAD:{LOCK}", "base.lock.json")
             cases.append(Case(f"revision-{name}", args, _committed(bad.setup), (f"HEAD:{LOCK}", *bad.says[1:])))
     unknown = ("'nope'", "mcpvend.toml", "configured: a")
@@ -428,6 +472,7 @@ def _cases() -> list[Case]:
         Case("revision-no-such-path", ("diff", "HEAD:lockfiles/b.lock.json", LOCK), _nothing, ("does not exist",)),
         Case("config-option-missing", ("--config", "nope.toml", "show"), _nothing, ("nope.toml", "not found")),
         Case("config-option-directory", ("--config", "lockfiles", "show"), _nothing, ("lockfiles", "Is a directory")),
+        Case("config-option-device", ("--config", "/dev/zero", "show"), _nothing, ("/dev/zero", "a device")),
         Case("lockfiles-option-file", ("--lockfiles", "tools.json", "show"), _nothing, ("tools.json", "Not a dir")),
         # Output: a read-only package directory, a read-only parent, a file where a directory should be.
         Case(
@@ -483,6 +528,12 @@ def _cases() -> list[Case]:
         # init: the client config it reads, and the mcpvend.toml it writes.
         Case("init-from-missing", ("init", "--from", "nope.json"), _client_config, ("nope.json", "not found")),
         Case("init-from-directory", ("init", "--from", "lockfiles"), _client_config, ("lockfiles", "Is a directory")),
+        Case(
+            "init-from-fifo",
+            ("init", "--from", "client.json"),
+            _then(_client_config, _fifo("client.json")),
+            ("client.json", "it is a FIFO, not a file"),
+        ),
         Case(
             "init-from-invalid-json",
             ("init", "--from", "client.json"),
@@ -571,6 +622,13 @@ def _cases() -> list[Case]:
             permissions=True,
         ),
         Case("control-init", ("init", "--from", "client.json"), _client_config, ("wrote mcpvend.toml",), 0, True),
+        Case(
+            "control-check-of-a-fifo-in-the-output",  # generated files are read for the check: never waited on
+            ("generate", "--check"),
+            _fifo("generated/_runtime/budget.py"),
+            ("generated is stale", "missing: _runtime/budget.py"),
+            code=1,
+        ),
     ]
     return cases
 

@@ -202,6 +202,20 @@ async def test_the_result_is_cut_at_max_result_chars(generated: ModuleType) -> N
     assert result.text == f"{printed[:500]}\n[truncated by mcpvend: showing 500 of {len(printed)} characters]"
 
 
+@pytest.mark.parametrize(
+    ("code", "printed"), [("10 ** 5000", ""), ("print('before')\n[1, {'n': -(10 ** 5000)}]", "before\n")]
+)
+async def test_a_result_with_no_text_form_is_an_error_result(generated: ModuleType, code: str, printed: str) -> None:
+    """Python converts no int of more than 4300 digits to text: the model is told, the toolset goes on."""
+    async with generated.toolset(["time"], mode="code") as ts:
+        result = await run(ts, code)
+        after = await run(ts, "10 ** 100")
+    limit = sys.get_int_max_str_digits()
+    reason = f"Exceeds the limit ({limit} digits) for integer string conversion"
+    assert (result.is_error, result.text) == (True, f"{printed}the result cannot be shown: {reason}")
+    assert (after.is_error, after.text) == (False, str(10**100))
+
+
 @pytest.mark.parametrize("arguments", [{}, {"code": 1}, {"code": "1", "extra": True}])
 async def test_run_code_takes_one_string_argument(generated: ModuleType, arguments: dict[str, Any]) -> None:
     async with generated.toolset(["time"], mode="code") as ts:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import lock_documents, mcpvend, tree
 from mcpvend.config import find_config, load_config
 from mcpvend.errors import ConfigError
 from mcpvend.runtime.targets import HttpTarget, StdioTarget
@@ -124,6 +125,8 @@ def test_mcp_json_from_claude_cursor_and_vscode(tmp_path: Path) -> None:
         ('[servers.a]\nurl = "ftp://h"\n', r"server 'a': key 'url' must start with http"),
         ('[servers.a]\nurl = "https://h"\ncommand = "x"\n', r"server 'a': key 'command' does not apply to a HTTP"),
         ('[servers."../etc"]\ncommand = "x"\n', r"server '\.\./etc': a server name may use"),
+        ('[servers."a\\n"]\ncommand = "x"\n', r"server 'a\\n': a server name may use"),  # `$` passed a final \n
+        ('[lint]\nignore = ["tool-reference@a/t\\n"]\n', r"\[lint\] ignore: 'tool-reference@a/t\\n' is not RULE@"),
         ("servers = 3\n", r"'servers' must be a table"),
         ('lockfile = "x"\n', r"unknown key 'lockfile'"),
         ("[servers.a\n", r"invalid TOML"),
@@ -136,6 +139,18 @@ def test_bad_config_gets_one_message_naming_file_server_and_key(tmp_path: Path, 
     with pytest.raises(ConfigError, match=message) as caught:
         load_config(path)
     assert str(caught.value).startswith(str(path))
+
+
+def test_a_server_name_ending_in_a_line_break_is_one_error_line_not_generated_code(tmp_path: Path) -> None:
+    """A name that held a line break once passed the check, and `generate` wrote code that does not parse."""
+    config = lock_documents(tmp_path, {"a\n": [{"name": "t", "inputSchema": {"type": "object"}}]})
+    before = tree(tmp_path)
+    for args in (("generate",), ("show",), ("lint",), ("lock",)):
+        run = mcpvend(*args, cwd=tmp_path)
+        assert (run.code, run.out) == (2, ""), run.err
+        expected = "server 'a\\n': a server name may use letters, digits, '_', '.', '-' (64 at most)"
+        assert run.err == f"error: {config}: {expected}\n"
+    assert tree(tmp_path) == before
 
 
 def test_sse_servers_are_refused_with_the_reason(tmp_path: Path) -> None:

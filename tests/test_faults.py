@@ -282,6 +282,40 @@ async def test_runtime_a_fault_is_an_error_result_naming_the_server(
 
 
 @pytestmark_anyio
+async def test_runtime_a_json_rpc_error_32000_is_the_servers_answer_not_a_lost_connection(tmp_path: Path) -> None:
+    """The SDK reports a closed connection as -32000 too; a server that answers with that code is still running.
+
+    Its error is an error result with the server's (redacted) message, through the toolset and the
+    typed wrappers alike, and the server process is neither stopped nor started again.
+    """
+    from mcp import MCPError
+
+    running = tmp_path / "running"  # replay's --running: one PID.seen file for every server process started
+    running.mkdir()
+    tools = write_tools(tmp_path / "tools.json", GOOD_TOOLS)
+    write_config(tmp_path, {"st": replay(tools, "--running", str(running), env={"REPLAY_FAULT": "${REPLAY_FAULT:-}"})})
+    with locked_package(tmp_path, "busypkg") as package:
+        locking = set(running.glob("*.seen"))
+        env = {"REPLAY_FAULT": "error-32000-on-call", "API_KEY": "sk-sentinel-32000"}
+        async with package.toolset(["st"], env={"st": env}) as ts:
+            for _ in range(2):  # `search` is read-only: a lost connection would have been restarted and retried
+                result = await ts.call("st__search", {"q": "x"})
+                assert result.is_error, result.text
+                assert result.text.startswith("the call failed: the server answered with error -32000: denied: env {")
+                assert '"API_KEY": "***"' in result.text and "sk-sentinel" not in result.text
+            assert ts.pool is not None and ts.pool.connections["st"].restarts == 0
+        async with package.st.connect(env=env) as typed:
+            for _ in range(2):
+                with pytest.raises(MCPError) as caught:
+                    await typed.search(q="x")
+                assert caught.value.code == -32000 and caught.value.message.startswith("denied: env {")
+                assert "sk-sentinel" not in caught.value.message
+    started = set(running.glob("*.seen")) - locking
+    assert len(started) == 2  # one process for the toolset, one for connect(): neither was started again
+    assert list(running.glob("*.running")) == []  # and both were stopped when their blocks ended
+
+
+@pytestmark_anyio
 async def test_runtime_healthy_servers_answer(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
     """The control for the cases above: with no fault switched on, the same calls succeed."""
     for tool in ("bad__search", "web__echo"):

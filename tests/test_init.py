@@ -132,6 +132,16 @@ def test_init_adds_the_exclusions_to_a_projects_own_tables_and_changes_nothing_e
     assert (tmp_path / "pyproject.toml").read_text(encoding="utf-8") == text
 
 
+def test_a_setting_that_only_looks_like_the_exclusion_is_not_taken_for_it(tmp_path: Path) -> None:
+    """`generated` and a line break is another path: ruff would still lint the package."""
+    client_config(tmp_path)
+    mine = '[tool.ruff]\nextend-exclude = ["generated\\n"]\n'
+    (tmp_path / "pyproject.toml").write_text(mine, encoding="utf-8")
+    run = mcpvend("init", cwd=tmp_path)
+    assert run.code == 0, run.err
+    assert "ruff: extend-exclude is set already" in run.err and "already excluded" not in run.err
+
+
 def test_init_never_overwrites_a_setting_it_cannot_merge_and_says_what_to_add(tmp_path: Path) -> None:
     client_config(tmp_path)
     mine = '[tool.ruff]\nextend-exclude = ["build"]\n\n[tool]\nblack.line-length = 100\n'

@@ -38,6 +38,7 @@ def test_rules_are_the_fixed_ids_in_a_stable_order_with_severities() -> None:
         "context-exfiltration",
         "tool-preference",
         "abnormal-length",
+        "external-ref",
     ]
     assert {rule: severity for rule, (severity, _) in RULES.items()} == {
         "hidden-instruction": "high",
@@ -52,6 +53,7 @@ def test_rules_are_the_fixed_ids_in_a_stable_order_with_severities() -> None:
         "context-exfiltration": "high",
         "tool-preference": "medium",
         "abnormal-length": "low",
+        "external-ref": "high",
     }
     assert all(summary and "\n" not in summary for _, summary in RULES.values())
 

@@ -26,9 +26,9 @@ def serious(tool: dict[str, Any], context: dict[str, list[str]]) -> list[str]:
     return sorted({f.rule for f in findings if f.severity in ("medium", "high")})
 
 
-def test_the_published_set_has_forty_sourced_entries_of_many_techniques() -> None:
+def test_the_published_set_has_sixty_sourced_entries_of_many_techniques() -> None:
     ids = [e["id"] for e in ENTRIES]
-    assert len(ids) >= 40 and len(set(ids)) == len(ids)
+    assert len(ids) >= 60 and len(set(ids)) == len(ids)
     for entry in ENTRIES:
         assert set(entry) <= {"id", "technique", "source", "adapted", "tool", "context"}, entry["id"]
         source = urlsplit(entry["source"])
@@ -42,12 +42,19 @@ def test_every_published_attack_is_flagged_medium_or_higher(entry: dict[str, Any
     assert serious(entry["tool"], entry.get("context", {})), entry["tool"]
 
 
-def test_shadowing_entries_need_to_know_the_other_servers_tools() -> None:
-    """The cross-server entries are caught because the other server's tools are known, not by other wording."""
-    for id_ in ("invariant-whatsapp-untagged", "panguard-run-after"):
-        (entry,) = [e for e in ENTRIES if e["id"] == id_]
-        assert serious(entry["tool"], entry["context"]) == ["tool-reference"]
-        assert serious(entry["tool"], {}) == []
+def test_shadowing_entries_are_caught_as_tool_references_with_nothing_else_known() -> None:
+    """Shadowing targets the tools of servers the user runs elsewhere, which no lockfile here holds."""
+    shadowing = [e for e in ENTRIES if "shadowing" in e["technique"]]
+    assert len(shadowing) >= 20 and len({e["source"] for e in shadowing}) >= 8
+    for entry in shadowing:
+        assert "tool-reference" in serious(entry["tool"], {}), entry["id"]
+
+
+def test_a_bare_call_of_another_servers_tool_needs_that_tool_known() -> None:
+    """Documentation names a next step with "run X": only X known as another server's tool makes it shadowing."""
+    (entry,) = [e for e in ENTRIES if e["id"] == "panguard-run-after"]
+    assert serious(entry["tool"], entry["context"]) == ["tool-reference"]
+    assert serious(entry["tool"], {}) == []
 
 
 def corpus_false_positives() -> tuple[list[str], int]:

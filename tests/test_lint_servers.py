@@ -41,8 +41,8 @@ def test_lint_knows_the_tools_of_every_locked_server(project: Path) -> None:
     alone = mcpvend("lint", "facts", "--format", "json", cwd=project)  # `mail` is not linted, but known
     assert alone.code == 1 and findings(alone.out) == [("get_fact", "tool-reference", "send_email")]
     (project / "lockfiles" / "mail.lock.json").unlink()  # not locked: its tools are unknown, and no error
-    unknown = mcpvend("lint", "facts", "--format", "json", cwd=project)
-    assert unknown.code == 0 and findings(unknown.out) == []
+    unknown = mcpvend("lint", "facts", "--format", "json", cwd=project)  # "(mail) send_email" names its server
+    assert unknown.code == 1 and findings(unknown.out) == [("get_fact", "tool-reference", "send_email")]
 
 
 def test_diff_of_two_lockfiles_knows_the_other_configured_servers(project: Path) -> None:
@@ -54,8 +54,10 @@ def test_diff_of_two_lockfiles_knows_the_other_configured_servers(project: Path)
     assert run.code == 1
     assert ("get_fact", "tool-reference", "send_email") in findings(run.out)
     (project / "mcpvend.toml").rename(project / "elsewhere.toml")  # no config: nothing else is known
-    bare = mcpvend(*args, cwd=project)
-    assert bare.code == 1 and [f for f in findings(bare.out) if f[1] is not None] == []
+    bare = mcpvend(*args, cwd=project)  # but the wording alone names another server's tool
+    assert bare.code == 1 and [f for f in findings(bare.out) if f[1] is not None] == [
+        ("get_fact", "tool-reference", "send_email")
+    ]
     configured = mcpvend("--config", "elsewhere.toml", *args, cwd=project)
     assert ("get_fact", "tool-reference", "send_email") in findings(configured.out)
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib
 import json
 import logging
+import os
 import re
 import sys
 from collections.abc import Callable
@@ -353,6 +354,12 @@ def test_the_readme_routing_table_is_checked_and_feeds_the_toolset(generated: Mo
     assert load_routing(pyproject) == options
     with pytest.raises(ValueError, match=r"nope\.toml: cannot read: \[Errno 2\]"):
         load_routing(tmp_path / "nope.toml")
+    os.mkfifo(tmp_path / "fifo.toml")  # opening it to read would wait for a writer forever
+    with pytest.raises(ValueError, match=r"fifo\.toml: cannot read: .*it is a FIFO, not a file"):
+        load_routing(tmp_path / "fifo.toml")
+    (tmp_path / "latin-1.toml").write_bytes(b"[routing]\n# caf\xe9\n")
+    with pytest.raises(ValueError, match=r"latin-1\.toml: cannot read: 'utf-8' codec can't decode byte 0xe9"):
+        load_routing(tmp_path / "latin-1.toml")
     ts = generated.toolset(["time", "demo"], mode="direct", **options)
     decision = ts.route(role="assistant", intent="Book a FLIGHT to Oslo")
     assert (decision.bundles, decision.rules) == (("trips",), ("travel",))

@@ -43,11 +43,23 @@ def test_safe_names_are_kept_readable() -> None:
 
 
 @pytest.mark.parametrize(
-    "wire", ["airports.find-by-code", "a b", "名前", "x" * 80, "", "é", "../../etc/passwd", "a\nb", "tool/with/slash"]
+    "wire",
+    [
+        "airports.find-by-code",
+        "a b",
+        "名前",
+        "x" * 80,
+        "",
+        "é",
+        "../../etc/passwd",
+        "a\nb",
+        "tool/with/slash",
+        "read\n",
+    ],
 )
 def test_unsafe_names_get_a_safe_hashed_name(wire: str) -> None:
     name = provider_name("srv", wire)
-    assert PROVIDER_NAME.match(name), name
+    assert PROVIDER_NAME.fullmatch(name), repr(name)  # the whole name: `$` matches before a final line break
     assert name != provider_name("srv", wire + "x")
 
 

@@ -166,17 +166,34 @@ def _result(outcome: Outcome, limit: int) -> ModelResult:
     if outcome.error is not None:
         return error_result("\n".join([*parts, outcome.error]), max_chars=limit)
     if outcome.value is not None or not parts:
-        parts.append(_shown(outcome.value))
+        try:
+            parts.append(_shown(outcome.value))
+        except (
+            ValueError
+        ) as exc:  # an int past Python's digit limit (10 ** 5000) has no text form
+            reason = str(exc).partition(";")[
+                0
+            ]  # without the advice to raise the host's limit
+            return error_result(
+                "\n".join([*parts, f"the result cannot be shown: {reason}"]),
+                max_chars=limit,
+            )
     return ModelResult(truncate("\n".join(parts), limit), structured=outcome.value)
 
 
 def _shown(value: Any) -> str:
-    """A result as the model reads it: a string as it is, anything else as compact JSON (or its repr)."""
+    """A result as the model reads it: a string as it is, anything else as compact JSON (or its repr).
+
+    Raises ValueError when neither has a text form for it.
+    """
     if isinstance(value, str):
         return value
     try:
         return json.dumps(
             value, ensure_ascii=False, separators=(",", ":"), default=repr
         )
-    except (TypeError, ValueError):  # keys JSON has no form for, a cycle
+    except (
+        TypeError,
+        ValueError,
+    ):  # keys JSON has no form for, a cycle, an int too long for text
         return repr(value)

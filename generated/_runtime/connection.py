@@ -126,6 +126,116 @@ class HttpStatuses:
         )
 
 
+class Link:
+    """Tells a server's JSON-RPC error -32000 from the SDK's own, which reports a lost connection with that code.
+
+    Over stdio every message read comes from the server, so a -32000 that arrives while the
+    server's streams are open is its answer (a tool's ordinary error). Over HTTP the transport
+    also reports a response stream cut short with -32000, in the same stream as the server's
+    messages: there, any -32000 may be a loss.
+    """
+
+    def __init__(self) -> None:
+        self._stdio = False
+        self._ended = False
+
+    @property
+    def open(self) -> bool:
+        """Whether a -32000 error now is the server's answer: a stdio server's streams have not ended."""
+        return self._stdio and not self._ended
+
+    def wrap(self, streams: TransportStreams) -> TransportStreams:
+        """A stdio server's streams, noting when either ends (it exited, crashed or closed its stdout)."""
+        self._stdio = True
+        read, write = streams
+        return _EndWatch(read, self._end), _EndWatchWrite(write, self._end)
+
+    def _end(self) -> None:
+        self._ended = True
+
+
+_ENDED = (
+    anyio.EndOfStream,
+    anyio.ClosedResourceError,
+    anyio.BrokenResourceError,
+    StopAsyncIteration,
+)
+
+
+class _EndWatch:
+    """A read stream that tells `on_end` when it ends, before its reader (the SDK) sees that."""
+
+    def __init__(
+        self, inner: ReadStream[SessionMessage | Exception], on_end: Callable[[], None]
+    ) -> None:
+        self._inner = inner
+        self._on_end = on_end
+
+    async def receive(self) -> SessionMessage | Exception:
+        try:
+            return await self._inner.receive()
+        except _ENDED:
+            self._on_end()
+            raise
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    def __aiter__(self) -> _EndWatch:
+        return self
+
+    async def __anext__(self) -> SessionMessage | Exception:
+        try:
+            return await self._inner.__anext__()
+        except _ENDED:
+            self._on_end()
+            raise
+
+    async def __aenter__(self) -> _EndWatch:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc_val: BaseException | None,
+        exc_tb: TracebackType | None,
+    ) -> bool | None:
+        await self.aclose()
+        return None
+
+
+class _EndWatchWrite:
+    """A write stream that tells `on_end` when it is found broken (the server is gone)."""
+
+    def __init__(
+        self, inner: WriteStream[SessionMessage], on_end: Callable[[], None]
+    ) -> None:
+        self._inner = inner
+        self._on_end = on_end
+
+    async def send(self, item: SessionMessage, /) -> None:
+        try:
+            await self._inner.send(item)
+        except _ENDED:
+            self._on_end()
+            raise
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    async def __aenter__(self) -> _EndWatchWrite:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc_val: BaseException | None,
+        exc_tb: TracebackType | None,
+    ) -> bool | None:
+        await self.aclose()
+        return None
+
+
 class _ReadThrough:
     """A read stream that passes every item through `see` (which may replace it)."""
 
@@ -243,7 +353,7 @@ class RedactedStderr:
 
 @asynccontextmanager
 async def _transport(
-    target: Target, errlog: TextIO | None, tap: WireTap | None
+    target: Target, errlog: TextIO | None, tap: WireTap | None, link: Link | None
 ) -> AsyncIterator[TransportStreams]:
     if isinstance(target, StdioTarget):
         params = StdioServerParameters(
@@ -268,6 +378,7 @@ async def _transport(
             async with opened as streams:
                 if stderr is not None:
                     stderr.started()
+                streams = link.wrap(streams) if link else streams
                 yield tap.wrap(streams) if tap else streams
         finally:
             if stderr is not None:
@@ -296,6 +407,7 @@ async def open_client(
     errlog: TextIO | None = None,
     tap: WireTap | None = None,
     on_tools_changed: Callable[[], None] | None = None,
+    link: Link | None = None,
 ) -> AsyncIterator[Client]:
     """A connected, initialized client; the server is stopped when the block ends.
 
@@ -303,7 +415,8 @@ async def open_client(
     callbacks exist; they answer politely without doing anything, since neither locking nor
     the runtime samples, elicits or exposes roots. The target's secrets are kept out of the
     SDK's and httpx's log records and out of a stdio server's stderr copied to `errlog`.
-    `on_tools_changed` is told of each `notifications/tools/list_changed` the server sends.
+    `on_tools_changed` is told of each `notifications/tools/list_changed` the server sends; `link`
+    tells whether a -32000 error was the server's answer.
     What the block raises comes out as raised: the SDK's task groups would wrap it in exception
     groups, and `except ToolError` around `async with connect()` would never match.
     """
@@ -316,7 +429,7 @@ async def open_client(
             on_tools_changed()
 
     client = Client(
-        _transport(target, errlog, tap),
+        _transport(target, errlog, tap, link),
         mode=protocol,
         cache=None,
         read_timeout_seconds=read_timeout,

@@ -34,8 +34,12 @@ def validation_reason(exc: ValidationError) -> str:
     return f"{location}: {first['msg']}"
 
 
-def reason(exc: BaseException) -> str:
-    """The most useful single line for a third-party failure."""
+def reason(exc: BaseException, *, open_link: bool = False) -> str:
+    """The most useful single line for a third-party failure.
+
+    `open_link`: the connection is known to be open (`connection.Link`), so an error -32000 is the
+    server's own answer, not the SDK's word for a lost connection.
+    """
     if isinstance(exc, FileNotFoundError):
         return f"cannot start the command: {exc.strerror}: {exc.filename or ''}".rstrip(
             ": "
@@ -47,6 +51,8 @@ def reason(exc: BaseException) -> str:
             )
         )
     if isinstance(exc, MCPError):
+        if open_link and exc.code == CONNECTION_CLOSED:
+            return f"the server answered with error {exc.code}: {exc.message}"
         if exc.message.lower().startswith("connection closed"):
             return "the server closed the connection (it exited or crashed)"
         if exc.code == CONNECTION_CLOSED:

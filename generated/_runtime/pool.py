@@ -28,7 +28,7 @@ from mcp import Client, MCPError
 
 from . import failures
 from .catalog import Entry
-from .connection import WireTap, beside, call_tool, open_client
+from .connection import Link, WireTap, beside, call_tool, open_client
 from .manifest import ConnectError, Manifest
 from .pinning import DEFAULT_PIN_TTL, DriftError, Pinning, Pins, watch_tool_changes
 from .targets import Target, redact
@@ -46,9 +46,14 @@ class CallFailed(Exception):
     """A call that produced no tool result; the message is safe to show the model (no secrets)."""
 
 
-def _gone(exc: BaseException) -> bool:
-    return isinstance(exc, _GONE) or (
-        isinstance(exc, MCPError) and exc.code == types.CONNECTION_CLOSED
+def _gone(exc: BaseException, link: Link) -> bool:
+    """Whether the connection is lost (the server will be started anew), not that the server answered an error."""
+    if isinstance(exc, _GONE):
+        return True
+    return (
+        isinstance(exc, MCPError)
+        and exc.code == types.CONNECTION_CLOSED
+        and not link.open
     )
 
 
@@ -56,6 +61,7 @@ def _gone(exc: BaseException) -> bool:
 class _Live:
     client: Client
     tap: WireTap | None
+    link: Link
     generation: int
     stop: asyncio.Event
     holder: asyncio.Task[None]
@@ -146,9 +152,9 @@ class Connection:
         except (
             Exception
         ) as exc:  # noqa: BLE001 - the model gets an error result, never an exception
-            if not _gone(failures.leaf(exc)):
+            if not _gone(failures.leaf(exc), live.link):
                 raise CallFailed(
-                    f"the server's tools could not be compared: {self._reason(exc)}"
+                    f"the server's tools could not be compared: {self._reason(exc, live.link)}"
                 ) from None
             await self.lost(live.generation)
             return None
@@ -164,13 +170,15 @@ class Connection:
                 raise CallFailed(
                     f"tool '{entry.provider}' timed out after {self.timeout:g} s"
                 ) from None
-            if not _gone(cause):
-                raise CallFailed(f"the call failed: {self._reason(cause)}") from None
+            if not _gone(cause, live.link):
+                raise CallFailed(
+                    f"the call failed: {self._reason(cause, live.link)}"
+                ) from None
         await self.lost(live.generation)
         return None
 
-    def _reason(self, exc: BaseException) -> str:
-        return self.redact(failures.reason(failures.leaf(exc)))
+    def _reason(self, exc: BaseException, link: Link) -> str:
+        return self.redact(failures.reason(failures.leaf(exc), open_link=link.open))
 
     async def _start(self) -> _Live:
         try:
@@ -180,7 +188,7 @@ class Connection:
         ) as exc:  # a variable, env value or header missing: this server only
             raise CallFailed(str(exc)) from None
         self._generation += 1
-        ready: asyncio.Future[tuple[Client, WireTap | None]] = (
+        ready: asyncio.Future[tuple[Client, WireTap | None, Link]] = (
             asyncio.get_running_loop().create_future()
         )
         stop = asyncio.Event()
@@ -189,7 +197,7 @@ class Connection:
             self._hold(self.target, ready, stop, starting)
         )
         try:
-            client, tap = await asyncio.wait_for(
+            client, tap, link = await asyncio.wait_for(
                 asyncio.shield(ready), self.start_limit
             )
         except BaseException as exc:
@@ -213,18 +221,19 @@ class Connection:
                     self.manifest.server, exc, self.target.secret_values()
                 )
             ) from None
-        return _Live(client, tap, self._generation, stop, holder)
+        return _Live(client, tap, link, self._generation, stop, holder)
 
     async def _hold(
         self,
         target: Target,
-        ready: asyncio.Future[tuple[Client, WireTap | None]],
+        ready: asyncio.Future[tuple[Client, WireTap | None, Link]],
         stop: asyncio.Event,
         starting: anyio.CancelScope,
     ) -> None:
         try:
             with starting:
                 tap = WireTap() if self.pinning != "off" else None
+                link = Link()
                 caps = self.manifest.capabilities
                 opened = open_client(
                     target,
@@ -232,6 +241,7 @@ class Connection:
                     tap=tap,
                     errlog=self.errlog,
                     on_tools_changed=self.pins.announce,
+                    link=link,
                 )
                 async with opened as client:
                     await self.pins.compare(
@@ -242,7 +252,7 @@ class Connection:
                             watch_tool_changes, client, self.pins.announce
                         )
                     ):
-                        ready.set_result((client, tap))
+                        ready.set_result((client, tap, link))
                         await stop.wait()
         except (
             Exception

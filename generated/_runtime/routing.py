@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, Literal, TypedDict
 
 from .catalog import Ambiguous, Catalog, Entry
+from .files import read_text
 
 CONDITIONS = ("workflow", "role", "step", "intent")
 RULE_KEYS = ("name", *CONDITIONS, "bundles")
@@ -426,9 +427,10 @@ def load_routing(path: str | Path) -> dict[str, Any]:
     """
     path = Path(path)
     try:
-        with path.open("rb") as file:
-            table = tomllib.load(file)
-    except (OSError, tomllib.TOMLDecodeError) as exc:
+        table = tomllib.loads(
+            read_text(path)
+        )  # a FIFO, a device or a huge file is refused, not read forever
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise RoutingError(f"{path}: cannot read: {exc}") from None
     if path.name == "pyproject.toml":
         table = table.get("tool", {}).get("mcpvend", {})

@@ -192,7 +192,7 @@ class RedactingFilter(logging.Filter):
 REDACTING_FILTER = RedactingFilter()
 # Where the SDK, httpx and asyncio log what a connection sends and receives: these loggers and
 # their children, and by name those created only when their module is first used.
-_LOGGED_BY = ("httpx2", "httpcore2", "mcp", "client", "asyncio")
+_LOGGED_BY = ("httpx2", "httpcore2", "mcp", "client", "asyncio", "sse_starlette")
 _LOGGERS = (
     "httpcore2.connection",
     "httpcore2.http11",
@@ -201,6 +201,7 @@ _LOGGERS = (
     "httpcore2.socks",
     "mcp.client.stdio",
     "mcp.client.streamable_http",
+    "sse_starlette.sse",  # logs every chunk a server sends: results, when the package is served
 )
 
 

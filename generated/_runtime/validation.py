@@ -17,6 +17,8 @@ from jsonschema import Draft202012Validator  # type: ignore[import-untyped, unus
 from jsonschema.exceptions import best_match  # type: ignore[import-untyped, unused-ignore]
 from jsonschema.protocols import Validator  # type: ignore[import-untyped, unused-ignore]
 from jsonschema.validators import validator_for  # type: ignore[import-untyped, unused-ignore]
+from referencing import Registry, Resource
+from referencing.exceptions import Unresolvable
 
 _MESSAGE_CHARS = 300
 _BY_IDENTITY_MAX = 1024
@@ -33,12 +35,25 @@ def short(message: str, limit: int = _MESSAGE_CHARS) -> str:
     return message if len(message) <= limit else f"{message[:limit]}…"
 
 
+class _OutsideTheTool(Exception):
+    """A `$ref` names something outside the tool's own schema: it is never read, whatever it names."""
+
+
+def _retrieve_nothing(uri: str) -> Resource[Any]:
+    raise _OutsideTheTool(uri)
+
+
+# Without a registry, jsonschema would open a `file://` URL or fetch an `http://` one named by a
+# `$ref` (synchronously, inside the event loop), and quote what it read in its error message.
+_NOTHING_OUTSIDE: Registry[Any] = Registry(retrieve=_retrieve_nothing)  # type: ignore[call-arg, unused-ignore]
+
+
 @functools.lru_cache(maxsize=256)
 def _by_content(schema_json: bytes) -> Validator:
     schema = json.loads(schema_json)
     cls = validator_for(schema, default=Draft202012Validator)
     cls.check_schema(schema)
-    return cls(schema)
+    return cls(schema, registry=_NOTHING_OUTSIDE)
 
 
 def compiled(schema: Mapping[str, Any]) -> Validator:
@@ -65,5 +80,23 @@ def problem(schema: Mapping[str, Any], instance: Any) -> str | None:
     except (
         Exception
     ) as exc:  # noqa: BLE001 - SchemaError, an unresolvable $ref, a bad pattern: all one answer
-        raise SchemaUnusable(short((str(exc).splitlines() or [repr(exc)])[0])) from None
+        raise SchemaUnusable(short(_reason(exc))) from None
     return None if error is None else f"at {error.json_path}: {short(error.message)}"
+
+
+def _reason(exc: BaseException) -> str:
+    """One line for a schema that cannot be used; for a `$ref`, which one and why (not the schema's repr)."""
+    chain: list[BaseException] = []
+    seen: BaseException | None = exc
+    while seen is not None and len(chain) < 16:
+        chain.append(seen)
+        seen = seen.__cause__ or seen.__context__
+    unresolvable = next((e for e in chain if isinstance(e, Unresolvable)), None)
+    if unresolvable is None:
+        return (str(exc).splitlines() or [repr(exc)])[0]
+    where = (
+        "points outside"
+        if any(isinstance(e, _OutsideTheTool) for e in chain)
+        else "does not resolve inside"
+    )
+    return f"$ref {ascii(unresolvable.ref)[:120]} {where} the tool's schema (nothing outside it is read)"

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, NoReturn, cast
 import click
 
 from mcpvend import __version__
-from mcpvend.errors import ConfigError, MCPVendError
+from mcpvend.errors import ConfigError, MCPVendError, printable
 
 if TYPE_CHECKING:
     from mcpvend.config import Config
@@ -33,7 +33,7 @@ class Options:
 
 
 def _fail(exc: MCPVendError) -> NoReturn:
-    click.echo(f"error: {exc}", err=True)
+    click.echo(f"error: {printable(str(exc))}", err=True)
     sys.exit(2)
 
 
@@ -189,7 +189,7 @@ def generate(options: Options, check: bool, full: bool) -> None:
     if report.status == "stale":
         click.echo(f"{where} is stale; run `mcpvend generate`:", err=True)
         for line in report.stale:
-            click.echo(f"  {line}", err=True)
+            click.echo(f"  {printable(line)}", err=True)
         sys.exit(1)
     verb = "generated" if report.status == "generated" else "up to date:"
     click.echo(f"{verb} {where} ({report.servers} servers, {report.tools} tools)", err=True)

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Literal, cast
 
 from mcpvend.errors import ConfigError, read_failure
+from mcpvend.runtime import files
 from mcpvend.runtime.targets import (
     CAPABILITIES,
     PROTOCOLS,
@@ -34,13 +35,14 @@ from mcpvend.runtime.targets import (
 
 CONFIG_NAMES = ("mcpvend.toml", "pyproject.toml", ".mcp.json")
 DEFAULT_TIMEOUT = 30.0
-_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+# _NAME and _IGNORE_ENTRY are used with `fullmatch`: `$` would let a final newline through.
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 _STDIO_KEYS = {"command", "args", "env", "cwd"}
 _HTTP_KEYS = {"url", "headers"}
 _COMMON_KEYS = {"include", "exclude", "timeout", "capabilities", "protocol", "rename"}
 _TOP_KEYS = {"servers", "lockfiles", "output", "lint", "routing"}
 # A reviewed lint finding: RULE@SERVER/TOOL, globs allowed in SERVER and TOOL (an empty TOOL: the server's own text).
-_IGNORE_ENTRY = re.compile(r"^[a-z0-9-]+@[^/@\s]+/[^@\s]*$")
+_IGNORE_ENTRY = re.compile(r"[a-z0-9-]+@[^/@\s]+/[^@\s]*")
 # Keys other clients put in .mcp.json-style files that mean nothing to us.
 _FOREIGN_KEYS = {"type", "disabled", "autoApprove", "alwaysAllow", "description", "transportType", "envFile"}
 
@@ -70,27 +72,33 @@ class ServerConfig:
             return False
         return not any(fnmatch.fnmatchcase(tool_name, g) for g in self.exclude)
 
-    def target(self, base_dir: Path, environ: Mapping[str, str]) -> tuple[Target, frozenset[str]]:
-        """The concrete target to start, and every expanded value that must never be shown."""
-        secrets: set[str] = set()
+    def target(self, base_dir: Path, environ: Mapping[str, str]) -> tuple[Target, dict[str, str]]:
+        """The concrete target to start, and every expanded value that must never be shown, each with
+        the name it is known by in the config (`${VAR}`, `env.KEY`, `headers.KEY`): a message may name
+        a secret, never show it."""
+        named: dict[str, str] = {}
 
         def expand(key: str, text: str, secret: bool = False) -> str:
             value = _interpolate(text, environ, f"server '{self.name}': {key}")
+            named.update({environ[m[1]]: f"${{{m[1]}}}" for m in VARIABLE.finditer(text) if m[1] in environ})
             if secret:
-                secrets.add(value)
-            secrets.update(environ[m.group(1)] for m in VARIABLE.finditer(text) if m.group(1) in environ)
+                named.setdefault(value, key)
+                if len(scheme_and_credentials := value.split(None, 1)) == 2:  # `Bearer sk-...`: the token alone too
+                    named.setdefault(scheme_and_credentials[1], key)
             return value
 
         if self.transport == "http":
             headers = {k: expand(f"headers.{k}", v, secret=True) for k, v in self.headers.items()}
             url = expand("url", self.url)
-            return HttpTarget(url=url, headers=headers, secrets=meaningful(secrets)), meaningful(secrets)
+            secrets = _worth_hiding(named)
+            return HttpTarget(url=url, headers=headers, secrets=frozenset(secrets)), secrets
         env = {k: expand(f"env.{k}", v, secret=True) for k, v in self.env.items()}
         cwd = base_dir / expand("cwd", self.cwd) if self.cwd else base_dir
         command = expand("command", self.command)
         args = tuple(expand(f"args[{i}]", a) for i, a in enumerate(self.args))
-        target = StdioTarget(command=command, args=args, env=env, cwd=str(cwd), secrets=meaningful(secrets))
-        return target, meaningful(secrets)
+        secrets = _worth_hiding(named)
+        target = StdioTarget(command=command, args=args, env=env, cwd=str(cwd), secrets=frozenset(secrets))
+        return target, secrets
 
     def source_record(self) -> dict[str, Any]:
         """How the server is reached, for the lockfile: templates as written, env/header names only."""
@@ -133,6 +141,30 @@ class Config:
             known = ", ".join(self.servers) or "none"
             raise ConfigError(f"{self.path}: no server named {', '.join(map(repr, unknown))} (configured: {known})")
         return [self.servers[n] for n in dict.fromkeys(names)]
+
+
+# What names a credential, or reads as one: every configured value is redacted from what mcpvend shows,
+# but only these are ones a server must not serve back (`TZ = "UTC"` in a description is not a leak).
+_CREDENTIAL_NAME = re.compile(
+    r"TOKEN|KEY|SECRET|PASSW(?:OR)?D|PASSPHRASE|AUTH|CREDENTIAL|COOKIE|SESSION|PRIVATE|(?:^|_)PAT$"
+)
+_CREDENTIAL_VALUE = re.compile(
+    r"(?:sk|pk|rk)[-_]|gh[pousr]_|github_pat_|xox[abprs]-|A[KS]IA[0-9A-Z]{12}|AIza|eyJ|glpat-|npm_|pypi-|hf_"
+    r"|(?:Bearer|Basic|Token)\s"
+)
+_OPAQUE = re.compile(r"(?=.*[A-Za-z])(?=.*\d)[A-Za-z0-9_\-+/=.]{24,}")
+
+
+def looks_like_credential(name: str, value: str) -> bool:
+    """Whether a configured value is a credential: by its name (`env.API_KEY`, `${GITHUB_TOKEN}`,
+    `headers.Authorization`) or its shape (`sk-...`, `ghp_...`, a JWT, a long opaque token)."""
+    key = name.rsplit(".", 1)[-1].strip("${}").upper().replace("-", "_")
+    return bool(_CREDENTIAL_NAME.search(key) or _CREDENTIAL_VALUE.match(value) or _OPAQUE.fullmatch(value))
+
+
+def _worth_hiding(named: Mapping[str, str]) -> dict[str, str]:
+    """The values `meaningful` keeps (and their decoded forms), each with its name."""
+    return {form: name for value, name in named.items() for form in sorted(meaningful([value]))}
 
 
 def _interpolate(text: str, environ: Mapping[str, str], where: str) -> str:
@@ -204,7 +236,7 @@ def _lint_ignore(path: Path, lint: object) -> tuple[str, ...]:
         raise ConfigError(f"{path}: [lint]: unknown key {unknown[0]!r} (expected 'ignore')")
     entries = _strings(f"{path}: [lint]", "ignore", lint.get("ignore", []))
     for entry in entries:
-        if not _IGNORE_ENTRY.match(entry):
+        if not _IGNORE_ENTRY.fullmatch(entry):
             raise ConfigError(
                 f"{path}: [lint] ignore: {entry!r} is not RULE@SERVER/TOOL (e.g. 'tool-reference@github/*')"
             )
@@ -224,7 +256,7 @@ def _routing(path: Path, routing: object, servers: Mapping[str, ServerConfig]) -
 
 def _read_toml(path: Path) -> dict[str, Any]:
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
+        return tomllib.loads(files.read_text(path))
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: cannot read: {read_failure(exc)}") from exc
     except tomllib.TOMLDecodeError as exc:
@@ -236,7 +268,7 @@ def _read_toml(path: Path) -> dict[str, Any]:
 def _mcp_json_table(path: Path) -> dict[str, Any]:
     """Map Claude Desktop / Claude Code / Cursor (`mcpServers`) and VS Code (`servers`) files to ours."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(files.read_text(path))
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: cannot read: {read_failure(exc)}") from exc
     except json.JSONDecodeError as exc:
@@ -253,8 +285,8 @@ def _mcp_json_table(path: Path) -> dict[str, Any]:
 
 def _server(path: Path, name: str, raw: object, *, foreign: bool) -> ServerConfig:
     where = f"{path}: server '{name}'"
-    if not _NAME.match(name):
-        raise ConfigError(f"{where}: a server name may use letters, digits, '_', '.', '-' (64 at most)")
+    if not _NAME.fullmatch(name):  # quoted as a repr: the name may hold a line break
+        raise ConfigError(f"{path}: server {name!r}: a server name may use letters, digits, '_', '.', '-' (64 at most)")
     if not isinstance(raw, dict):
         raise ConfigError(f"{where}: settings must be a table")
     kind = raw.get("type")

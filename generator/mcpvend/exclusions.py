@@ -18,6 +18,7 @@ from typing import Any
 
 from mcpvend.atomic import write_atomic
 from mcpvend.errors import read_failure
+from mcpvend.runtime import files
 
 PYPROJECT = "pyproject.toml"
 _RUFF_FILES = ("ruff.toml", ".ruff.toml")  # ruff reads these instead of pyproject.toml when present
@@ -34,7 +35,7 @@ class Exclusion:
 def exclusions(output: str) -> tuple[Exclusion, ...]:
     quoted = re.escape(output)
     return (
-        Exclusion("ruff", "extend-exclude", f'["{output}"]', re.compile(rf"(^|/){quoted}/?$")),
+        Exclusion("ruff", "extend-exclude", f'["{output}"]', re.compile(rf"(^|/){quoted}/?\Z")),
         Exclusion("black", "extend-exclude", f'"^/{output}/"', re.compile(rf"{quoted}")),
     )
 
@@ -48,7 +49,7 @@ def exclude_output(project: Path, output: str = "generated") -> list[str]:
     path = project / PYPROJECT
     manual = f"add the exclusions of the README's 'Generated code and your tools' to {path} yourself"
     try:
-        original = path.read_text(encoding="utf-8") if path.exists() else ""
+        original = files.read_text(path) if path.exists() else ""
         tools = tomllib.loads(original).get("tool", {}) if original else {}
     except (OSError, UnicodeDecodeError) as exc:
         return [f"{path}: cannot read ({read_failure(exc)}): {manual}"]

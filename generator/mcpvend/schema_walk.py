@@ -9,8 +9,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from mcpvend.runtime.pointers import pointer_get
+
 # Keywords whose value is a map of name -> subschema, a list of subschemas, or one subschema.
-SCHEMA_MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
+SCHEMA_MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies")
 SCHEMA_LISTS = ("allOf", "anyOf", "oneOf", "prefixItems")
 SCHEMA_VALUES = (
     "items",
@@ -61,3 +63,41 @@ def walk(schema: Any, pointer: str = "") -> Iterator[tuple[str, dict[str, Any]]]
 def subschemas(schema: Any) -> Iterator[dict[str, Any]]:
     """Every schema object inside `schema`, itself included, depth first."""
     return (node for _, node in walk(schema))
+
+
+# Keywords whose value is a reference to another schema.
+REFERENCES = ("$ref", "$dynamicRef", "$recursiveRef")
+
+
+def leaving_references(schema: Any) -> list[tuple[str, str]]:
+    """`(JSON Pointer, why)` for each reference in `schema` that does not stay inside it.
+
+    A reference stays inside when it is a JSON Pointer fragment (`#`, `#/$defs/A`) that resolves in
+    `schema` itself. Anything else (a URL, a file path, an anchor, or a `$id` below the root, which
+    moves where the references under it resolve) would make a validator or the code generator read
+    something that no lockfile holds.
+    """
+    found: list[tuple[str, str]] = []
+    for pointer, node in walk(schema):
+        if pointer and "$id" in node:
+            found.append((f"{pointer}/$id", f"$id {_shown(node['$id'])} below the root moves where $refs resolve"))
+        for key in REFERENCES:
+            if key in node and (why := _leaves(schema, node[key])) is not None:
+                found.append((f"{pointer}/{escape(key)}", f"{key} {_shown(node[key])} {why}"))
+    return found
+
+
+def _leaves(root: Any, ref: Any) -> str | None:
+    if not isinstance(ref, str):
+        return "is not a string"
+    if not ref.startswith("#") or (ref != "#" and not ref.startswith("#/")):
+        return "points outside the tool's schema"
+    if ref != "#" and pointer_get(root, ref[1:]) is None:
+        return "does not resolve inside the tool's schema"
+    return None
+
+
+def _shown(value: Any) -> str:
+    """A reference as shown in a message: quoted, escaped, and short (it is a server's text)."""
+    text = ascii(value) if isinstance(value, str) else type(value).__name__
+    return text if len(text) <= 80 else text[:79] + "…'"

@@ -28,6 +28,7 @@ from mcpvend import __version__
 from mcpvend.codegen.generate import generate
 from mcpvend.config import Config, ServerConfig
 from mcpvend.errors import MCPVendError
+from mcpvend.runtime.targets import REDACTING_FILTER
 
 if TYPE_CHECKING:
     import mcp_types as types
@@ -79,6 +80,7 @@ def serve(config: Config, options: ServeOptions, announce: Callable[[str], None]
         toolset = load_toolset(config, options)  # its audit trail records the plan already
         for line in missing_variables(config, options.servers):
             announce(line)
+        _guard_logs(config, options.servers)
         if options.transport == "stdio":
             anyio.run(_serve_stdio, toolset, announce)
         else:
@@ -135,6 +137,18 @@ def missing_variables(config: Config, servers: tuple[str, ...]) -> list[str]:
         except MCPVendError as exc:
             lines.append(f"warning: {exc}: its tools will answer with an error until it is set")
     return lines
+
+
+def _guard_logs(config: Config, servers: tuple[str, ...]) -> None:
+    """Register every configured secret with the filter `-v` puts on the log handlers, before any call.
+
+    The package's runtime guards the loggers it knows with a filter of its own (a copy of this
+    module's, in its own `_runtime`); what else logs a result (the SSE layer logs each chunk it sends)
+    reaches the handlers, and this one.
+    """
+    for server in config.select(servers):
+        with contextlib.suppress(MCPVendError):  # a missing variable: that server never starts
+            REDACTING_FILTER.add(frozenset(server.target(config.base_dir, os.environ)[1]))
 
 
 def _import_package(output: Path) -> Any:

@@ -5,12 +5,13 @@ SDK would (unknown fields, malformed tools, endless cursors, garbage, crashes).
 
     python replay.py TOOLS.json [--page-size N] [--fault MODE] [--barrier DIR:N] [--running DIR] [--note TEXT]
 
-TOOLS.json holds a JSON array of tools, or {"tools": [...], "serverInfo": {...}}.
+TOOLS.json holds a JSON array of tools, or {"tools": [...], "serverInfo": {...}, "instructions": "..."}.
 Fault modes: exit-at-init, crash-on-list, hang-on-list, garbage, cursor-loop, endless-cursor,
 print-env (writes its environment to stderr, then exits during initialize), print-argv (the same
 with its command line), and for tools/call only: error-on-call (a JSON-RPC error quoting its
-environment and command line, as careless servers do), leak-in-result / leak-in-error-result (a
-tool result, plain or `isError`, whose text is that same quote). Without --fault, the
+environment and command line, as careless servers do), error-32000-on-call (the same with code
+-32000, which the SDK also uses to report a lost connection), leak-in-result / leak-in-error-result
+(a tool result, plain or `isError`, whose text is that same quote). Without --fault, the
 REPLAY_FAULT environment variable (if set) names the mode, so a locked server can be switched.
 --note TEXT is accepted and ignored: a place to pass a value on the command line.
 --record FILE appends the params of every tools/call to FILE, one JSON line each, as received.
@@ -62,7 +63,8 @@ def main() -> None:
     tools: list[Any] = data["tools"] if isinstance(data, dict) else data
     info = data.get("serverInfo", {"name": "replay", "version": "1.0.0"}) if isinstance(data, dict) else None
     with counted(Path(options.running)) if options.running else nullcontext():
-        serve(tools, info or {"name": "replay", "version": "1.0.0"}, options)
+        instructions = data.get("instructions") if isinstance(data, dict) else None
+        serve(tools, info or {"name": "replay", "version": "1.0.0"}, options, instructions)
 
 
 @contextmanager
@@ -152,8 +154,9 @@ def serve(
             if options.record:  # as received: json keeps 1 and 1.0 apart
                 with open(options.record, "a", encoding="utf-8") as record:
                     record.write(json.dumps(params) + "\n")
-            if options.fault == "error-on-call":
-                send({"jsonrpc": "2.0", "id": ident, "error": {"code": -32050, "message": f"denied: {leaks()}"}})
+            if options.fault in ("error-on-call", "error-32000-on-call"):
+                code = -32000 if options.fault == "error-32000-on-call" else -32050
+                send({"jsonrpc": "2.0", "id": ident, "error": {"code": code, "message": f"denied: {leaks()}"}})
             elif options.fault in ("leak-in-result", "leak-in-error-result"):
                 result = {"content": [{"type": "text", "text": leaks()}], "isError": options.fault != "leak-in-result"}
                 send({"jsonrpc": "2.0", "id": ident, "result": result})

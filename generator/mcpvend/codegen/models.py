@@ -11,9 +11,11 @@ import ast
 import contextlib
 import json
 import re
+import tempfile
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from mcpvend.codegen import naming
@@ -65,30 +67,61 @@ def generate_models(tools: Sequence[tuple[str, dict[str, Any]]], header: str) ->
             properties |= property_names(schema)
         documents.append(document)
     aliases = naming.field_aliases(properties)
-    while True:  # ends: each property takes a suffixed name at most once
+    suffixes = _Suffixes(aliases, limit=len(properties))
+    while True:  # ends: each round gives a property a name it has not had, at most `limit` times
         try:
             source = _generate(documents, aliases, header)
         except _AliasClash as clash:  # another field got that name after all: this alias alone takes a suffix
-            aliases = _suffixed(aliases, {clash.field}, str(clash))
+            aliases = suffixes.moved(aliases, {clash.field}, str(clash))
             continue
         if not isinstance(source, str) or not (ambiguous := _names_meeting_keys(source)):
             break
-        aliases = _suffixed(aliases, ambiguous, f"field names {sorted(ambiguous)} stay ambiguous")
+        aliases = suffixes.moved(aliases, ambiguous, f"field names {sorted(ambiguous)} stay ambiguous")
     if not isinstance(source, str):
         raise MCPVendError("datamodel-code-generator returned several modules where one was expected")
-    return _read(rewrite_missing(source), wanted={f"{stem}Input" for stem, _ in tools})
+    models = _read(rewrite_missing(source), wanted={f"{stem}Input" for stem, _ in tools})
+    displaced = {stem for stem, _ in tools if _numbered(stem, models.classes)}
+    if displaced:
+        raise StemsTaken(displaced)
+    return models
 
 
-def _suffixed(aliases: dict[str, str], properties: set[str], why: str) -> dict[str, str]:
-    """`aliases` with each of `properties` named after itself plus its hash (an error if it already is)."""
-    renamed = dict(aliases)
-    for prop in sorted(properties):
-        suffix = naming.short_hash(prop)
-        base = aliases.get(prop) or naming.snake(prop, fallback="field")
-        if base.endswith(suffix):
-            raise MCPVendError(f"datamodel-code-generator failed: {why}")
-        renamed[prop] = naming.safe(f"{base}_{suffix}")
-    return renamed
+class StemsTaken(Exception):
+    """Another tool's class took a stem's `<stem>Input` (or `Output`) name, so the generator numbered this
+    tool's own (`BarInput1`): the class the wrapper names would be another tool's. These stems must move."""
+
+    def __init__(self, stems: set[str]) -> None:
+        super().__init__(", ".join(sorted(stems)))
+        self.stems = frozenset(stems)
+
+
+def _numbered(stem: str, classes: frozenset[str]) -> bool:
+    """The generator names some classes after a property alone (an `allOf` of a closed and an open object
+    in property `bar_input` is `BarInput`), not after their tool: then the tool `bar`'s own is `BarInput1`."""
+    return any(re.fullmatch(rf"{re.escape(stem)}(?:Input|Output)\d+", name) for name in classes)
+
+
+class _Suffixes:
+    """The suffixes fields take when the generator's own names meet them: a suffixed name is checked again
+    (it may be another property's field name) and moves on to its next `naming.suffixed` form if it meets."""
+
+    def __init__(self, aliases: dict[str, str], limit: int) -> None:
+        self.bases = dict(aliases)  # what the suffixes go on: a property's first field name
+        self.levels: dict[str, int] = {}
+        # Each of a property's names is new, so each clash is with another field: a property moving more
+        # often than there are properties is clashing over something other than its name.
+        self.limit = limit
+
+    def moved(self, aliases: dict[str, str], properties: set[str], why: str) -> dict[str, str]:
+        """`aliases` with each of `properties` moved on to its next suffixed name."""
+        renamed = dict(aliases)
+        for prop in sorted(properties):
+            level = self.levels[prop] = self.levels.get(prop, 0) + 1
+            if level > self.limit:
+                raise MCPVendError(f"datamodel-code-generator failed: {why}")
+            base = self.bases.setdefault(prop, naming.snake(prop, fallback="field"))
+            renamed[prop] = naming.safe(naming.suffixed(base, prop, level))
+        return renamed
 
 
 def _names_meeting_keys(source: str) -> set[str]:
@@ -133,11 +166,15 @@ def _generate(documents: list[dict[str, Any]], aliases: dict[str, str], header: 
     from datamodel_code_generator.enums import DataModelType, InputFileType, NamingStrategy
     from datamodel_code_generator.format import Formatter
 
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(), tempfile.TemporaryDirectory(prefix="mcpvend-") as empty:
         warnings.simplefilter("ignore")  # dangling refs and the like become `Any`, which is still correct
+        # Read from a file in an empty directory: that is where the generator would look for a relative
+        # `$ref`, so even one that got this far finds nothing to open (remote ones are refused below).
+        source = Path(empty) / "tools.json"
+        source.write_text(json.dumps(documents), encoding="utf-8")  # in served order: fields keep their order
         try:
             return generate(
-                json.dumps(documents),  # in served order: fields keep the order their author chose
+                source,
                 input_file_type=InputFileType.MCPTools,
                 output_model_type=DataModelType.PydanticV2BaseModel,
                 target_python_version=PythonVersion.PY_311,
@@ -155,6 +192,7 @@ def _generate(documents: list[dict[str, Any]], aliases: dict[str, str], header: 
                 strict_nullable=True,  # a property with a default is null only if its schema says so,
                 use_missing_sentinel=True,  # and one without is `T | MISSING`: see optional_fields.py
                 aliases=aliases,
+                allow_remote_refs=False,  # every $ref is local (generate refuses others): never fetch or open one
             )
         except Exception as exc:
             message = f"{type(exc).__name__}: {exc}"

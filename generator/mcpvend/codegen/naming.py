@@ -3,7 +3,9 @@
 A name depends only on the wire name it comes from, so adding, removing or reordering
 one tool cannot rename another. The one exception is a collision after sanitizing, and
 then only the colliding names change: a name that is already its own wire name keeps it,
-the others take a suffix derived from their own wire name.
+the others take a suffix derived from their own wire name. A suffixed name is checked again
+like any other (it may be another tool's own name, or meet another suffixed one) and takes a
+longer hash, then a count, until no two names meet.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 
 from mcpvend.codegen.reserved import BASEMODEL_ATTRIBUTES, BUILTINS, KEYWORDS, SOFT_KEYWORDS
 
@@ -26,6 +28,10 @@ _SHADOWING = KEYWORDS | SOFT_KEYWORDS | BUILTINS | frozenset({"self", "cls", "ar
 _MODEL_ATTRIBUTES = BASEMODEL_ATTRIBUTES
 _PROTECTED = ("model_validate", "model_dump")  # pydantic's protected namespaces
 _WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z0-9])|[A-Z]?[a-z0-9]+|[A-Z]+|[0-9]+")
+# The hash a name takes at its first, second and later collisions (64: all of SHA-256); then a count.
+_HASH_LENGTHS = (6, 12, 64)
+# Where a model class name may go on after a stem: every class of a tool is `<stem>Input...` or `<stem>Output...`.
+_MODEL_SUFFIX = re.compile(r"(?=Input|Output)")
 
 
 def short_hash(text: str, length: int = 6) -> str:
@@ -66,24 +72,75 @@ def method_names(wire_names: Iterable[str], renames: Mapping[str, str] | None = 
     return disambiguate(candidates)
 
 
-def class_names(method_names: Mapping[str, str]) -> dict[str, str]:
-    """The class-name stem of each tool (its models are `<stem>Input` / `<stem>Output`)."""
+def class_names(method_names: Mapping[str, str], taken: Iterable[str] = ()) -> dict[str, str]:
+    """The class-name stem of each tool (its models are `<stem>Input` / `<stem>Output`); `taken` stems
+    are those the code generator gave another tool's classes, which must move too."""
     # datamodel-code-generator keeps alphanumeric PascalCase names as they are: no `_` in the suffix.
-    return disambiguate({w: pascal(m, fallback="tool") for w, m in method_names.items()}, joiner="")
+    candidates = {w: pascal(m, fallback="tool") for w, m in method_names.items()}
+    return disambiguate(candidates, joiner="", refused=frozenset(taken).__contains__, blocks=_model_prefixes)
 
 
-def disambiguate(candidates: Mapping[str, str], joiner: str = "_") -> dict[str, str]:
-    """Make candidate names unique without letting one name's fate depend on an unrelated one."""
-    groups: dict[str, list[str]] = {}
-    for wire, name in candidates.items():
-        groups.setdefault(name, []).append(wire)
-    result: dict[str, str] = {}
-    for name, wires in groups.items():
-        for wire in wires:
-            keep = len(wires) == 1 or wire == name
-            suffix = short_hash(wire) if joiner else short_hash(wire).capitalize()
-            result[wire] = name if keep else f"{name}{joiner}{suffix}"
-    return result
+def _model_prefixes(stem: str) -> list[str]:
+    """The stems `stem` rules out for other tools: the classes of stem `A` are `AInput...` and `AOutput...`,
+    nested ones included, so those of stem `AInputLeg` (`AInputLegInput`) could be `A`'s too. Only the
+    shorter stem can move away from that (a hash suffix never holds `Input` or `Output`)."""
+    return [stem[: found.start()] for found in _MODEL_SUFFIX.finditer(stem) if found.start()]
+
+
+def suffixed(name: str, wire: str, level: int, joiner: str = "_") -> str:
+    """`name` after its `level`-th collision (from 1): a hash of its own `wire`, longer each time, then numbered."""
+    digest = short_hash(wire, _HASH_LENGTHS[min(level, len(_HASH_LENGTHS)) - 1])
+    count = level - len(_HASH_LENGTHS) + 1
+    suffix = f"{digest}{joiner}{count}" if count > 1 else digest
+    return f"{name}{joiner}{suffix if joiner else suffix.capitalize()}"
+
+
+def disambiguate(
+    candidates: Mapping[str, str],
+    joiner: str = "_",
+    *,
+    bases: Mapping[str, str] | None = None,
+    refused: Callable[[str], bool] = lambda name: False,
+    blocks: Callable[[str], Iterable[str]] = lambda name: (),
+) -> dict[str, str]:
+    """Make candidate names unique without letting one name's fate depend on an unrelated one.
+
+    Each round checks every name again, suffixed ones too, until none meets another. A name that is
+    `refused` or that another name `blocks` moves on; of equal names, all move on but the one with a
+    claim of its own (see `_leaving`). Moving on is taking the next `suffixed` form of the wire's base
+    (`bases`, else its candidate). Ends: each move gives a wire a name it has not had, and two wires
+    could keep meeting only if their full SHA-256 hashes were equal.
+    """
+    base = bases or candidates
+    levels = dict.fromkeys(candidates, 0)
+    names = dict(candidates)
+    while True:
+        owners: dict[str, list[str]] = {}
+        for wire, name in names.items():
+            owners.setdefault(name, []).append(wire)
+        blocked = {prefix for name in owners for prefix in blocks(name)}
+        leaving = [
+            wire
+            for name, wires in owners.items()
+            for wire in _leaving(name, wires, levels, refused=refused(name) or name in blocked)
+        ]
+        if not leaving:
+            return names
+        for wire in leaving:
+            levels[wire] += 1
+            names[wire] = suffixed(base[wire], wire, levels[wire], joiner)
+
+
+def _leaving(name: str, wires: list[str], levels: Mapping[str, int], *, refused: bool) -> list[str]:
+    """The wires that must give up `name`: all if it is refused; else, if several have it, all but the
+    wire that is `name` itself, or else the only one that has it unsuffixed (if just one does)."""
+    if refused:
+        return wires
+    if len(wires) == 1:
+        return []
+    unsuffixed = [wire for wire in wires if levels[wire] == 0]
+    keeper = name if name in unsuffixed else unsuffixed[0] if len(unsuffixed) == 1 else None
+    return [wire for wire in wires if wire != keeper]
 
 
 def field_alias(property_name: str) -> str | None:
@@ -114,12 +171,26 @@ def field_aliases(property_names: Iterable[str]) -> dict[str, str]:
     name, or its snake_case spelling, takes a suffix from its own wire name.
     """
     names = set(property_names)
-    aliases = disambiguate({p: a for p in sorted(names) if (a := field_alias(p)) is not None})
-    plain = names - aliases.keys()
+    wanted = {p: a for p in sorted(names) if (a := field_alias(p)) is not None}
+    plain = names - wanted.keys()
     taken = plain | {snake(p, fallback="field") for p in plain}
-    return {p: f"{a}_{short_hash(p)}" if a in taken else a for p, a in sorted(aliases.items())}
+    return disambiguate(wanted, refused=taken.__contains__)
 
 
 def subpackage(server: str) -> str:
     """The subpackage of a server: a module name that shadows nothing in the generated package."""
     return safe(snake(server, fallback="server"), {"_runtime", "models", "tools", "manifest", *PACKAGE_NAMES})
+
+
+def subpackages(servers: Iterable[str]) -> dict[str, str]:
+    """The subpackage of every server, all distinct and none holding `__`: code mode calls a tool
+    `<subpackage>__<method>`, and no method starts with `_`, so no two servers' functions can meet.
+
+    A suffix goes on the snake_case name (`models_abc123`, not `models__abc123`).
+    """
+    servers = list(servers)
+    return disambiguate(
+        {s: subpackage(s) for s in servers},
+        bases={s: snake(s, fallback="server") for s in servers},
+        refused=lambda name: "__" in name,
+    )

@@ -186,20 +186,20 @@ def docstring_literal(text: str) -> str:
     Everything that could end the literal, be invisible in review, or be changed by black's
     docstring handling (line breaks, leading and trailing blanks) is written as an escape.
     """
-    out = []
-    for char in text:
-        if char in _ESCAPES:
-            out.append(_ESCAPES[char])
-        elif char == " " or char.isprintable():
-            out.append(char)
-        elif ord(char) < 0x100:
-            out.append(f"\\x{ord(char):02x}")
-        elif ord(char) < 0x10000:
-            out.append(f"\\u{ord(char):04x}")
-        else:
-            out.append(f"\\U{ord(char):08x}")
-    body = "".join(out)
+    body = "".join(_ESCAPES.get(char, char if char.isprintable() else escape(char)) for char in text)
     body = re.sub(r"^ +| +$", lambda m: "\\x20" * len(m.group()), body)
     # Black puts a space before the closing quotes of a docstring that ends in a quote or backslash.
     body = re.sub(r'(\\"|\\\\)$', lambda m: "\\x22" if m.group() == '\\"' else "\\x5c", body)
     return f'"""{body}"""'
+
+
+def comment_text(text: str) -> str:
+    """`text` for a `#` comment: anything that could end the line (and so start a statement) or hide in it
+    is written as an escape (`\\n`, `\\u200b`), like the text of a docstring."""
+    return "".join(char if char.isprintable() else escape(char) for char in text)
+
+
+def escape(char: str) -> str:
+    """A character as the escape a Python string literal would write for it."""
+    code = ord(char)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"

@@ -61,6 +61,7 @@ def property_names(schema: Any) -> set[str]:
 def for_codegen(schema: dict[str, Any]) -> dict[str, Any]:
     """A copy of a tool's input or output schema that datamodel-code-generator types correctly."""
     prepared = copy.deepcopy(schema)
+    prepared.pop("$id", None)  # references are pointers into this copy (generate refuses others), never URLs
     _hoist_local_refs(prepared)
     for node in subschemas(prepared):
         # The first three move keywords into this node, where the steps after them must see them.

@@ -24,6 +24,7 @@ from mcpvend.codegen.render import template_sources
 from mcpvend.codegen.vendor import runtime_sources
 from mcpvend.config import Config
 from mcpvend.lock.lockfile import Lockfile
+from mcpvend.runtime.files import read_bytes, read_text
 
 STATE = ".mcpvend.json"  # marks a directory as ours, and records what generated it
 # What formats or generates the bytes of the output, besides mcpvend itself (isort orders the
@@ -86,7 +87,7 @@ def render_state(inputs: Mapping[str, str], files: Mapping[str, str]) -> str:
 
 def read_state(output: Path) -> dict[str, Any] | None:
     try:
-        state = json.loads((output / STATE).read_text(encoding="utf-8"))
+        state = json.loads(read_text(output / STATE))
     except (OSError, ValueError):
         return None
     ok = isinstance(state, dict) and isinstance(state.get("servers"), dict) and isinstance(state.get("files"), dict)
@@ -103,7 +104,7 @@ def reusable(output: Path, state: Mapping[str, Any] | None, prefix: str) -> dict
     recorded: Mapping[str, str] = state["files"] if state is not None else {}
     paths = {p: h for p, h in recorded.items() if p.startswith(prefix)}
     try:
-        data = {p: (output / p).read_bytes() for p in paths}
+        data = {p: read_bytes(output / p) for p in paths}
     except OSError:
         return None
     if not paths or any(sha256(data[p]) != h for p, h in paths.items()):
@@ -116,7 +117,7 @@ def is_fresh(output: Path, state: Mapping[str, Any] | None, inputs: Mapping[str,
     if state is None or state["servers"] != inputs or set(state["files"]) != set(tree_files(output)) - {STATE}:
         return False
     try:
-        return all(sha256((output / path).read_bytes()) == digest for path, digest in state["files"].items())
+        return all(sha256(read_bytes(output / path)) == digest for path, digest in state["files"].items())
     except OSError:
         return False
 
@@ -128,7 +129,15 @@ def differences(output: Path, files: Mapping[str, str]) -> list[str]:
     for path in sorted(set(files) - {STATE}):
         if path not in on_disk:
             found.append(f"missing: {path}")
-        elif (output / path).read_bytes() != files[path].encode():
+        elif _on_disk(output / path) != files[path].encode():
             found.append(f"changed: {path}")
     found += [f"extra: {path}" for path in sorted(on_disk - set(files))]
     return found
+
+
+def _on_disk(path: Path) -> bytes | None:
+    """A file's bytes, or None (so it differs) when it cannot be read: unreadable, too large."""
+    try:
+        return read_bytes(path)
+    except OSError:
+        return None

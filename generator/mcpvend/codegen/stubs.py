@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from mcpvend.codegen.plan import docstring_literal
+from mcpvend.codegen.plan import comment_text, docstring_literal
 from mcpvend.codegen.render import black_format
 from mcpvend.codegen.schema_prep import for_codegen
 from mcpvend.errors import MCPVendError
@@ -215,12 +215,7 @@ def _comment(text: str | None) -> str:
     """`  # text` on one line: whitespace runs become one space, anything invisible an escape (`\\u200b`),
     so that no text can end the comment or hide in it."""
     words = " ".join(text.split()) if isinstance(text, str) else ""
-    return f"  # {''.join(c if c.isprintable() else _escape(c) for c in words)}" if words else ""
-
-
-def _escape(char: str) -> str:
-    code = ord(char)
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+    return f"  # {comment_text(words)}" if words else ""
 
 
 def _input_fields(definition: str | None) -> list[_Field] | None:
@@ -304,7 +299,7 @@ def code_api(servers: Mapping[str, Sequence[Mapping[str, Any]]]) -> CodeApi:
     """
     from mcpvend.codegen import naming
 
-    subpackages = naming.disambiguate({name: naming.subpackage(name) for name in servers})
+    subpackages = naming.subpackages(servers)
     parsed: dict[str, ServerStubs] = {}
     functions: dict[tuple[str, str], str] = {}
     for server, tools in servers.items():

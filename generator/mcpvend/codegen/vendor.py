@@ -20,6 +20,7 @@ RUNTIME_MODULES = (
     "code_mode.py",
     "connection.py",
     "failures.py",
+    "files.py",
     "frameworks/__init__.py",
     "frameworks/bridge.py",
     "frameworks/langchain_tools.py",

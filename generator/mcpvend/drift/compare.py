@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from mcpvend.drift import schema_rules as schemadiff
-from mcpvend.drift.lint import Severity, lint_text, lint_tool, tool_texts, visible
+from mcpvend.drift.lint import Severity, external_refs, lint_text, lint_tool, tool_texts, visible
 from mcpvend.schema_walk import escape
 
 Category = Literal["breaking", "description", "other"]
@@ -37,6 +37,7 @@ KINDS: dict[str, tuple[Category, Severity]] = {
     "field-changed": ("other", "low"),
     "server-changed": ("other", "low"),
     "poisoning": ("description", "high"),
+    "external-ref": ("breaking", "high"),
 }
 _EFFECT_KIND = {
     "inputSchema": {
@@ -116,6 +117,8 @@ def diff_documents(
         findings.append(_finding("tool-added", name, "", f"tool '{name}' added", new=new_tools[name]))
     for name in sorted(old_tools.keys() & new_tools.keys()):
         findings.extend(diff_tools(old_tools[name], new_tools[name]))
+    for name, tool in sorted(new_tools.items()):
+        findings.extend(_external_refs(old_tools.get(name), tool))
     if lint:
         findings.extend(_poisoning(old_tools, new_tools, old, new, known_servers, foreign_tools))
     return sorted(findings, key=lambda f: (f.tool, f.pointer, f.kind, f.message))
@@ -147,6 +150,14 @@ def diff_tools(old: Mapping[str, Any], new: Mapping[str, Any]) -> Iterator[Findi
         if not _same(old.get(key), new.get(key)):
             pointer = "/" + escape(key)
             yield _finding("field-changed", name, pointer, f"'{key}' changed", old=old.get(key), new=new.get(key))
+
+
+def _external_refs(old: Mapping[str, Any] | None, new: Mapping[str, Any]) -> Iterator[Finding]:
+    """A `$ref` out of the tool, added or changed: whatever it names would be read at run time."""
+    before = {(f.pointer, f.excerpt) for f in external_refs(old)} if old is not None else set()
+    for hit in external_refs(new):
+        if (hit.pointer, hit.excerpt) not in before:
+            yield _finding("external-ref", hit.tool, hit.pointer, hit.message, new=hit.excerpt, rule=hit.rule)
 
 
 def _annotations(tool: str, old: Any, new: Any) -> Iterator[Finding]:
@@ -214,6 +225,8 @@ def _poisoning(
         now, was = dict(tool_texts(tool)), dict(tool_texts(before)) if before is not None else {}
         for hit in lint_tool(tool, known_tools=names - {name}, known_servers=servers, foreign_tools=foreign):
             if hit.pointer in was and was[hit.pointer] == now.get(hit.pointer):  # text the reviewer saw before
+                continue
+            if hit.rule == "external-ref":  # its own finding, breaking (see _external_refs)
                 continue
             yield _finding(
                 "poisoning", name, hit.pointer, f"{hit.rule}: {hit.message}",

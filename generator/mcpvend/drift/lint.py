@@ -20,7 +20,7 @@ from mcpvend.drift import character_checks as chars
 from mcpvend.drift import wording_checks as words
 from mcpvend.drift.character_checks import Span
 from mcpvend.drift.character_checks import visible as visible
-from mcpvend.schema_walk import escape, walk
+from mcpvend.schema_walk import escape, leaving_references, walk
 
 Severity = Literal["low", "medium", "high"]
 
@@ -45,6 +45,10 @@ RULES: dict[str, tuple[Severity, str]] = {
     "context-exfiltration": ("high", "a request to put the conversation, its history or the system prompt into a call"),
     "tool-preference": ("medium", "wording that puts this tool ahead of every answer, or applies it without a call"),
     "abnormal-length": ("low", f"a text over {MAX_LENGTH:,} characters: room for instructions nobody reads"),
+    "external-ref": (
+        "high",
+        "a schema $ref that leaves the tool (a file, a URL): validators and code generators would read it",
+    ),
 }
 
 
@@ -71,14 +75,19 @@ def lint_text(
     known_tools: Collection[str] = (),
     known_servers: Collection[str] = (),
     foreign_tools: Collection[str] = (),
+    own_tools: Collection[str] = (),
 ) -> list[LintFinding]:
     """Every finding in one text; `tool` itself is never "another tool", even when in `known_tools`.
 
     `foreign_tools` are the (known) tools of other servers: more ways of naming them count as shadowing.
+    `own_tools` are the text's own besides `tool` (a server's instructions own all its tools): never strangers.
     """
     foreign = frozenset(foreign_tools) - {tool}
     known = words.Known(
-        frozenset(known_tools) - {tool} | foreign, foreign, words.server_pattern(tuple(sorted(set(known_servers))))
+        frozenset(known_tools) - {tool} | foreign,
+        foreign,
+        words.server_pattern(tuple(sorted(set(known_servers)))),
+        frozenset(own_tools) | {tool},
     )
     spans = {(rule, span) for rule, checks in _CHECKS.items() for check in checks for span in check(text, known)}
     return _sorted(
@@ -96,7 +105,7 @@ def lint_tool(
 ) -> list[LintFinding]:
     name = tool.get("name")
     name = name if isinstance(name, str) else ""
-    return _sorted(
+    texts = (
         finding
         for pointer, text in tool_texts(tool)
         for finding in lint_text(
@@ -104,6 +113,18 @@ def lint_tool(
             foreign_tools=foreign_tools,
         )
     )  # fmt: skip
+    return _sorted([*texts, *external_refs(tool)])
+
+
+def external_refs(tool: Mapping[str, Any]) -> Iterator[LintFinding]:
+    """A `$ref` out of the tool: `lock` refuses such a tool, so in a lockfile it was put there by hand."""
+    name = tool.get("name")
+    for key in ("inputSchema", "outputSchema"):
+        for pointer, why in leaving_references(tool.get(key)):
+            yield LintFinding(
+                "external-ref", RULES["external-ref"][0], name if isinstance(name, str) else "", f"/{key}{pointer}",
+                0, 0, _excerpt(why), f"{why}: nothing outside the tool's schema may be read for it.",
+            )  # fmt: skip
 
 
 def lint_document(
@@ -122,7 +143,12 @@ def lint_document(
     ]
     if isinstance(instructions := server.get("instructions"), str):
         findings += lint_text(
-            instructions, tool="", pointer="/server/instructions", known_servers=others, foreign_tools=foreign_tools
+            instructions,
+            tool="",
+            pointer="/server/instructions",
+            known_servers=others,
+            foreign_tools=foreign_tools,
+            own_tools=names,
         )
     return _sorted(findings)
 

@@ -87,7 +87,8 @@ def _rules(command: Command) -> list[dict[str, Any]]:
         rules += [
             _rule(kind, severity, _KIND_TEXT[kind], ["mcp", "drift", category])
             for kind, (category, severity) in KINDS.items()
-            if kind != "poisoning"
+            if kind not in RULES  # its findings carry the lint rule's id (as poisoning ones do)
+            and kind != "poisoning"
         ]
     return rules
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import subprocess
+import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,7 @@ from mcpvend.drift.lint import lint_document
 from mcpvend.drift.report import Section
 from mcpvend.errors import LockfileError, read_failure
 from mcpvend.lock import lockfile
+from mcpvend.runtime import files
 
 
 def read_side(spec: str, cwd: Path) -> dict[str, Any]:
@@ -27,19 +29,34 @@ def read_side(spec: str, cwd: Path) -> dict[str, Any]:
         return lockfile.read(path).document
     revision, _, name = spec.partition(":")
     try:
-        shown = subprocess.run(["git", "show", f"{revision}:{name}"], cwd=cwd, capture_output=True)
+        data = _git_show(spec, cwd, f"{revision}:{name}")
     except FileNotFoundError:
         raise LockfileError(f"{spec}: cannot read from git: git is not installed (or not on PATH)") from None
     except OSError as exc:  # on PATH but not runnable (permissions, a broken binary)
         raise LockfileError(f"{spec}: cannot read from git: cannot run git: {exc.strerror or exc}") from None
-    if shown.returncode != 0:
-        lines = shown.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise LockfileError(f"{spec}: cannot read from git: {lines[-1] if lines else 'git show failed'}")
     try:
-        text = shown.stdout.decode("utf-8")
+        text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise LockfileError(f"{spec}: cannot read: {read_failure(exc)}") from None
     return lockfile.parse(Path(spec), text).document
+
+
+def _git_show(spec: str, cwd: Path, object_name: str) -> bytes:
+    """`git show REV:path`, read up to the cap that files on disk have: a committed blob may be of any size."""
+    with (
+        tempfile.TemporaryFile() as errors,  # a file, not a pipe: git cannot block on it while stdout is read
+        subprocess.Popen(["git", "show", object_name], cwd=cwd, stdout=subprocess.PIPE, stderr=errors) as shown,
+    ):
+        assert shown.stdout is not None  # stdout=PIPE
+        data = shown.stdout.read(files.MAX_BYTES + 1)
+        if len(data) > files.MAX_BYTES:
+            shown.kill()
+            raise LockfileError(f"{spec}: cannot read from git: {files.TOO_LARGE}")
+        if shown.wait() != 0:
+            errors.seek(0)
+            lines = errors.read(64 * 1024).decode("utf-8", "replace").strip().splitlines()
+            raise LockfileError(f"{spec}: cannot read from git: {lines[-1] if lines else 'git show failed'}")
+    return data
 
 
 def diff_specs(old: str, new: str, cwd: Path, config: Config | None = None, ignore: Sequence[str] = ()) -> Section:

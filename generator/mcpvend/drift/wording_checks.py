@@ -19,11 +19,15 @@ from mcpvend.drift.character_checks import Span
 
 @dataclass(frozen=True)
 class Known:
-    """What else the model sees beside the text: other tools (`foreign` ones belong to other servers)."""
+    """What else the model sees beside the text: other tools (`foreign` ones belong to other servers).
+
+    `own` are the text's own tools (the one it describes; all a server's, in its instructions): never "another".
+    """
 
     tools: frozenset[str] = frozenset()
     foreign: frozenset[str] = frozenset()
     servers: re.Pattern[str] | None = None
+    own: frozenset[str] = frozenset()
 
 
 _HIDDEN = re.compile(
@@ -113,6 +117,99 @@ _SHADOW_AFTER = re.compile(
 _FOREIGN_CALL = re.compile(rf"\b(?:run|call|invoke|use|execute|trigger)\s+(?:the\s+)?{_Q}$", re.IGNORECASE)
 _FOREIGN_TRIGGER = re.compile(rf"\b(?:when(?:ever)?|if|once)\s+(?:the\s+)?(?:\([\w.-]+\)\s*)?{_Q}$", re.IGNORECASE)
 _TRIGGERED = re.compile(rf"{_Q}\s*(?:tool\s+)?(?:is|gets)\s+(?:invoked|called|used|run|executed)\b", re.IGNORECASE)
+# Tools nobody locked here (a server the user runs elsewhere) are named as tools ("the X tool"), by their owner
+# ("the github server's X", "the user's X tool", "(mcp_whatsapp) X"), or by a name no prose word has (send_email).
+_TOOL_WORD = re.compile(rf"{_Q}\s*(?:tool|function)\b", re.IGNORECASE)
+# A name that may be such a tool's: shaped like one (`_`, camelCase, a dash, "mcp"), or any name before "tool".
+_SHAPED = r"(?<![A-Za-z0-9_.-])[A-Za-z0-9_.-]*(?:_|[a-z][A-Z]|-|(?i:mcp))[A-Za-z0-9_.-]*"
+_TOOL_SHAPED = re.compile(_SHAPED)
+_TOOL_NAMED = re.compile(rf"{_SHAPED}|(?<![A-Za-z0-9_.-])[A-Za-z0-9_.-]+(?={_Q}\s*(?i:tool|function)\b)")
+_OWNED = r"(?:\b[\w.-]+\s+(?:mcp\s+)?server|\bthe\s+user|(?-i:\b[A-Z][\w.-]*))['\u2019]s\s+"
+_OWNER = re.compile(rf"(?:{_OWNED}|\([\w.-]+\)\s*){_Q}$", re.IGNORECASE)
+_NOT_A_NAME = re.compile(
+    r"this|that|these|those|the|an?|any|each|every|other|another|same|such|some|all|both|either|no|one|its|their"
+    r"|your|our|my|following|previous|next|first|last|new|old|right|correct|appropriate|relevant|respective|specific"
+    r"|given|selected|current|dedicated|separate|corresponding|underlying|above|below|which|what|mcp|main|primary"
+    r"|only|powerful|specialized|advanced|unified|detailed|comprehensive|optional|single|simple",
+    re.IGNORECASE,
+)
+# One dash makes a tool when a verb leads (`send-email`), and a word otherwise (`built-in`, `read-only`, `real-time`).
+_DASHED_TOOL = re.compile(
+    r"(?:get|list|send|create|read|write|delete|update|search|fetch|post|save|add|remove|query|find|upload|download"
+    r"|execute|exec|make|generate|edit|move|copy|start|stop|transfer|submit|publish|deploy|sync|export|import)"
+    r"-(?!(?:only|time|based|like|level|side|party|safe|ready|friendly|free|wide|write|through)\Z)[a-z0-9]{3,}",
+    re.IGNORECASE,
+)
+# What only shadowing says about a tool it does not own; recommending it ("use X first") says none of it.
+_STRANGER_BEFORE = re.compile(
+    r"(?:instead\s+of\s+(?:using|calling|invoking)\s+|side[\s-]effects?\s+on\s+(?:the\s+)?(?:also\s+present\s+)?"
+    r"|when(?:ever)?\s+(?:you\s+)?(?:are\s+)?(?:calling|using|invoking|call|use|invoke)\s+"
+    r"|when(?:ever)?\s+the\s+(?:user|agent|assistant|model)\s+(?:calls|uses|invokes|runs)\s+"
+    r"|(?:override|intercept|hijack|shadow)\s+(?:the\s+behaviou?r\s+of\s+)?"
+    r"|(?P<weak>replace|redirect|overwrite)\s+|(?:replace|redirect|overwrite)\s+the\s+behaviou?r\s+of\s+"
+    r"|all\s+(?:calls|requests|invocations)\s+(?:to|of)\s+"
+    r"|(?:modify|change|alter|override|overwrite|replace|ignore|discard|correct|falsify)\s+(?:the\s+)?(?:\w+\s+){0,2}?"
+    r"(?:results?|outputs?|responses?|answers?|return\s+values?)\s+(?:of|from)\s+"
+    r"|(?P<order>(?:before|after)\s+(?:calling|using|invoking|running|executing)\s+))"
+    rf"(?:the\s+)?(?:{_OWNED})?{_Q}$",
+    re.IGNORECASE,
+)
+# Words one of those must contain: a literal test is a hundred times cheaper than trying the pattern at each place.
+_STRANGER_GATE = re.compile(
+    "instead|side|when|overr|intercept|hijack|shadow|replac|redirect|overwrit|calls|requests|invocations|result"
+    "|output|respons|answer|return|before|after"
+)
+# After "before calling X": an order to the model ("..., you must read .bashrc"), not the tools' sequence.
+_ORDERED = re.compile(
+    r"[^.!?\n]{0,80}?(?:,\s*(?:you\s+)?(?:must|should|shall|always|need\s+to|have\s+to|first|also|make\s+sure)\b"
+    r"|\b(?:run|call|use|execute|invoke)\s+this\s+(?:tool|function)\b)",
+    re.IGNORECASE,
+)
+_STRANGER_AFTER = re.compile(
+    rf"{_Q}\s*(?:tool|function)\s+(?:must|should|shall|has\s+to|needs\s+to|is\s+(?:required|supposed)\s+to"
+    r"|will\s+now|now\s+(?:uses?|sends?|requires?|defaults?|routes?|redirects?|forwards?|points?|goes|adds?|includes?"
+    r"|calls?|returns?|writes?|runs?|has)\b|has\s+been\s+(?:optimized|optimised|enhanced|upgraded|updated|modified"
+    r"|changed|patched|replaced|reconfigured|redirected|overridden|extended)|was\s+(?:updated|upgraded|changed"
+    r"|modified|replaced|patched))"
+    rf"|{_Q}\s+(?:must|should|shall|has\s+to|needs\s+to)\s+(?:now\s+|also\s+|always\s+|only\s+)?"
+    r"(?:send|forward|route|redirect|bcc|cc|deliver|mirror|transfer)\b",
+    re.IGNORECASE,
+)
+# "Whenever send_email is called, add a BCC": a trigger, then an order in the same sentence.
+_STRANGER_TRIGGER = re.compile(
+    rf"\b(?:when(?:ever)?|if|once|before|after|each\s+time|every\s+time)\s+(?:the\s+)?(?:\([\w.-]+\)\s*)?{_Q}$",
+    re.IGNORECASE,
+)
+_TRIGGER_ORDER = re.compile(
+    rf"{_Q}\s*(?:tool\s+|function\s+)?(?:is|gets)\s+(?:invoked|called|used|run|executed)\b[^.!?\n]{{0,40}}?[,:]\s*\w",
+    re.IGNORECASE,
+)
+# "The X tool is broken, use this instead": another tool discredited so that this one stands in for it.
+_DISCREDITED = re.compile(
+    rf"{_Q}\s*(?:tool|function)?\s+(?:is|are|has\s+been|was)\s+(?:now\s+)?(?:deprecated|broken|disabled|unsafe"
+    r"|insecure|compromised|obsolete|unreliable|retired|not\s+safe|no\s+longer\s+(?:available|supported|safe|works?"
+    r"|working|maintained|functional))\b[^\n]{0,100}?(?:\b(?:use|call|invoke|prefer|try)\s+this\b"
+    r"|\bthis\s+(?:tool|function|one|server)\s+(?:instead|replaces)\b)",
+    re.IGNORECASE,
+)
+# No name at all: "whenever you use ANY tool from ANY server", "when sending emails with any tool".
+_ANY_TOOL = (
+    r"(?:any|all|every|each|another|other|a\s+different)\s+(?:other\s+)?(?:[\w-]+\s+)?(?:tools?|servers?|functions?)"
+)
+_OTHER_TOOLS = re.compile(
+    rf"\bwhen(?:ever)?\s+(?:you\s+)?(?:use|call|invoke|run)(?:s|ing)?\s+{_ANY_TOOL}\b"
+    r"|\bwhen(?:ever)?\s+(?:you\s+)?(?:are\s+)?(?:send|writ|creat|post|repl|forward|upload|shar|transfer|pay|mak)\w*"
+    rf"\b[^.!?\n]{{0,40}}?\b(?:with|using|via|through)\s+{_ANY_TOOL}\b"
+    r"|\bfor\s+(?:all|any|every|each)\s+(?:[\w-]+\s+)?tools?\s+(?:from|of|on|in)\s+(?:any|all|every|each|other"
+    r"|another)\s+(?:connected\s+|other\s+)?(?:mcp\s+)?servers?\b"
+    r"|\b(?:all|any|every|each)\s+other\s+(?:tools?|servers?|functions?)\s+(?:must|should|shall|needs?\s+to"
+    r"|ha(?:s|ve)\s+to)\b"
+    rf"|\ball\s+(?:calls|requests|invocations)\s+(?:to|of)\s+{_ANY_TOOL}\b"
+    r"|\b(?:every|each|all)\s+tool\s+(?:invocations?|calls?)\s+(?:must|should|shall|needs?\s+to)\b"
+    r"|\b(?:use|call|invoke)\s+this\s+(?:tool|function|one)\s+(?:rather\s+than|instead\s+of)\s+(?:(?:any|all|the)\s+)?"
+    r"(?:others\b|(?:any|all)\s+other\s+(?:tools?|functions?)\b)",
+    re.IGNORECASE,
+)
 # Brackets only in pairs and no final full stop: "(see https://x.org/a)." ends at `a`, `?q={x}` keeps its brace.
 _URL = re.compile(
     r"\b(?:https?|wss?|ftp)://(?:[^\s<>\"'`(){}\[\]]|\([^\s()]*\)|\{[^\s{}]*\}|\[[^\s\[\]]*\])+(?<![.,;:!?])",
@@ -154,22 +251,79 @@ credential_requests = matches(_CREDENTIAL_REQUEST, "Asks the model to read or ha
 
 def tool_references(text: str, known: Known) -> Iterator[Span]:
     for match in _NAME_TOKEN.finditer(text):
+        if (name := match[0].strip(".-")) in known.tools and _distinctive(name):
+            start = match.start() + match[0].index(name)
+            end = start + len(name)
+            if message := _known_reference(name, text[max(0, start - 80) : start], text[end : end + 120], known):
+                yield start, end, message
+    lowered = text.lower()  # most texts never say "tool": skip what needs the word
+    tool_word = "tool" in lowered or "function" in lowered
+    for match in _TOOL_NAMED.finditer(text) if tool_word else _TOOL_SHAPED.finditer(text):
         name = match[0].strip(".-")
-        if name not in known.tools or not _distinctive(name):
-            continue
-        start = match.start() + match[0].index(name)
-        end = start + len(name)
-        before, after = text[max(0, start - 60) : start], text[end : end + 60]
-        shadowed = _SHADOW_BEFORE.search(before) or _SHADOW_AFTER.match(after)
-        if name in known.foreign and (
-            shadowed or _FOREIGN_CALL.search(before) or (_FOREIGN_TRIGGER.search(before) and _TRIGGERED.match(after))
+        # Judged above: a locked tool named like `send_email`. Here: one nobody locked, another server's `search`.
+        if (
+            name
+            and name not in known.own
+            and (name not in known.tools or (name in known.foreign and not _distinctive(name)))
         ):
-            yield start, end, f"Tells the model how another server's tool, '{name}', must be used."
-        elif shadowed:
-            yield start, end, f"Tells the model how another tool, '{name}', must behave."
+            start = match.start() + match[0].index(name)
+            end = start + len(name)
+            if message := _stranger(name, text[max(0, start - 80) : start], text[end : end + 120]):
+                yield start, end, message
+    for match in _OTHER_TOOLS.finditer(text) if tool_word or "server" in lowered or "other" in lowered else ():
+        yield match.start(), match.end(), f"'{' '.join(match[0].split())}' tells the model how other tools must behave."
     for match in known.servers.finditer(text) if known.servers else ():
         if match["kind"].lower() == "server" or _distinctive(match["name"]):  # "the fetch tool" may be a tool
             yield match.start(), match.end(), f"Tells the model about another server, '{match['name']}'."
+
+
+def _known_reference(name: str, before: str, after: str, known: Known) -> str | None:
+    """A locked tool named in an instruction about it; another server's tool also in a call or a trigger."""
+    shadowed = _SHADOW_BEFORE.search(before) or _SHADOW_AFTER.match(after)
+    if name in known.foreign and (
+        shadowed
+        or _FOREIGN_CALL.search(before)
+        or (_FOREIGN_TRIGGER.search(before) and _TRIGGERED.match(after))
+        or _stranger(name, before, after)
+    ):
+        return f"Tells the model how another server's tool, '{name}', must be used."
+    return f"Tells the model how another tool, '{name}', must behave." if shadowed else None
+
+
+def _stranger(name: str, before: str, after: str) -> str | None:
+    """A tool this project may not lock, named as a tool or by its owner, in wording only shadowing uses.
+
+    Its name alone proves nothing (`file_path must be absolute` documents a parameter), so a bare name
+    counts only where a parameter is never named: "instead of calling X", "whenever you use X".
+    """
+    named = bool(_TOOL_WORD.match(after)) and not _NOT_A_NAME.fullmatch(name)
+    if not (named or _tool_like(name)):
+        return None
+    owner = _OWNER.search(before) if any(c in before[-4:] for c in "'\u2019)") else None  # a quick test first
+    if owner and (
+        _FOREIGN_CALL.search(before, 0, owner.start()) or (_FOREIGN_TRIGGER.search(before) and _TRIGGERED.match(after))
+    ):
+        return f"Tells the model how another server's tool, '{name}', must be used."
+    shadow = _STRANGER_BEFORE.search(before) if _STRANGER_GATE.search(before.lower()) else None
+    if shadow and ((shadow["weak"] and not (named or owner)) or (shadow["order"] and not _ORDERED.match(after))):
+        shadow = None
+    if shadow or _STRANGER_AFTER.match(after) or _DISCREDITED.match(after):
+        return f"Tells the model how another tool, '{name}', must behave."
+    if _TRIGGER_ORDER.match(after) and _STRANGER_TRIGGER.search(before):
+        return f"Tells the model what to do when another tool, '{name}', is used."
+    return None
+
+
+def _tool_like(name: str) -> bool:
+    """A name no prose word has: `send_email`, `sendEmail`, `get-forecast`, not `read-only`, `x.com` or `real-time`."""
+    if len(name) < 4 or not any(c.isalpha() for c in name):
+        return False
+    last = name.rsplit(".", 1)[-1]
+    if "." in name and not ("_" in last or "-" in last or _CAMEL.search(last)):
+        return False  # a file or a host: `config.json`, `example.com`
+    if "_" in name or _CAMEL.search(name) or name.count("-") >= 2 or "mcp" in name.lower():
+        return True
+    return bool(_DASHED_TOOL.fullmatch(last))
 
 
 def _distinctive(name: str) -> bool:

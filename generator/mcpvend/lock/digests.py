@@ -18,6 +18,10 @@ DIGESTED_FIELDS = ("description", "inputSchema", "outputSchema", "annotations")
 _SAFE_INTEGER = 2**53 - 1
 
 
+class NumberOutOfRange(ValueError):
+    """A value holds an integer no IEEE 754 double can stand for (10**400): it has no JCS form."""
+
+
 def canonical(value: Any) -> bytes:
     """The JCS bytes of a JSON value."""
     return rfc8785.dumps(_as_doubles(value))
@@ -39,7 +43,13 @@ def _as_doubles(value: Any) -> Any:
     if isinstance(value, bool):
         return value
     if isinstance(value, int):
-        return float(value) if abs(value) > _SAFE_INTEGER else value
+        if abs(value) <= _SAFE_INTEGER:
+            return value
+        try:
+            return float(value)
+        except OverflowError:
+            digits = int(value.bit_length() * 0.30103) + 1  # str() itself refuses past 4,300 digits
+            raise NumberOutOfRange(f"a number of about {digits} digits, beyond what JSON numbers hold") from None
     if isinstance(value, dict):
         return {key: _as_doubles(item) for key, item in value.items()}
     if isinstance(value, list):

@@ -13,9 +13,11 @@ from typing import TYPE_CHECKING, Any
 
 from mcpvend.errors import LockfileError, read_failure
 from mcpvend.lock.digests import DIGESTED_FIELDS as DIGESTED_FIELDS
+from mcpvend.lock.digests import NumberOutOfRange
 from mcpvend.lock.digests import canonical as canonical
 from mcpvend.lock.digests import digest as digest
 from mcpvend.lock.digests import tool_digests as tool_digests
+from mcpvend.runtime import files
 
 if TYPE_CHECKING:
     from mcpvend.config import Config
@@ -110,7 +112,7 @@ class Lockfile:
 def read(path: Path) -> Lockfile:
     """Load and verify a lockfile; anything hand-edited or corrupt is refused with the reason."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = files.read_text(path)  # a FIFO, a device or a huge file is refused, not read forever
     except FileNotFoundError:
         raise LockfileError(f"{path}: lockfile not found (run `mcpvend lock`)") from None
     except (OSError, UnicodeDecodeError) as exc:
@@ -151,7 +153,7 @@ def preflight(directory: Path, server: str, *, check: bool) -> None:
         what = "a directory" if path.is_dir() else "not a regular file"
         raise LockfileError(f"server '{server}': cannot write {path}: it is {what}")
     with contextlib.suppress(OSError, ValueError, RecursionError, AttributeError):
-        version = json.loads(path.read_bytes()).get("lockfileVersion")
+        version = json.loads(files.read_bytes(path)).get("lockfileVersion")
         if type(version) is int and version > LOCKFILE_VERSION:
             raise LockfileError(_newer(path, version))
 
@@ -202,7 +204,11 @@ def parse(path: Path, text: str) -> Lockfile:
         tool = entry.get("tool") if isinstance(entry, dict) else None
         if not isinstance(tool, dict) or not isinstance(tool.get("name"), str):
             raise LockfileError(f'{path}: tools[{index}] is malformed (expected {{"tool": {{"name": ...}}, ...}})')
-        if entry.get("digests") != tool_digests(tool):
+        try:
+            digests = tool_digests(tool)
+        except NumberOutOfRange as exc:
+            raise LockfileError(f"{path}: tool {tool['name']!r}: {exc}") from None
+        if entry.get("digests") != digests:
             raise LockfileError(
                 f"{path}: tool {tool['name']!r} does not match its digests (edited by hand or corrupt);"
                 " run `mcpvend lock` to re-create it"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 from typing import TextIO
 
+from mcpvend.errors import printable
 from mcpvend.lock.run import Outcome
 
 _MARKS = {
@@ -22,7 +23,7 @@ def describe(outcome: Outcome, relative_to: str = "") -> list[str]:
     if relative_to and where.startswith(relative_to):
         where = where[len(relative_to) :].lstrip("/")
     if outcome.status == "failed":
-        return [f"error: {outcome.detail}"]
+        return [f"error: {printable(outcome.detail)}"]
     head = f"{_MARKS[outcome.status]:>10}  {outcome.server}: {outcome.tools} tools  {where}"
     if outcome.detail:
         head += f"  ({outcome.detail})"
@@ -31,7 +32,7 @@ def describe(outcome: Outcome, relative_to: str = "") -> list[str]:
     lines += [
         f"warning: server '{outcome.server}': tool {r.name[:80]!r} was not locked: {r.reason}" for r in outcome.rejected
     ]
-    return lines
+    return [printable(line) for line in lines]
 
 
 class PlainReporter:

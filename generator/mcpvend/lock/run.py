@@ -14,8 +14,9 @@ from mcpvend.atomic import sweep_temporaries, write_atomic
 from mcpvend.config import Config, ServerConfig
 from mcpvend.errors import MCPVendError
 from mcpvend.lock import lockfile
-from mcpvend.lock.digests import canonical
+from mcpvend.lock.digests import NumberOutOfRange, canonical
 from mcpvend.lock.snapshot import Rejected, take_snapshot
+from mcpvend.runtime import files
 
 Status = Literal["locked", "unchanged", "up to date", "drifted", "failed"]
 
@@ -109,8 +110,12 @@ async def _lock_one(
         snapshot = await take_snapshot(server, config.base_dir, environ)
     except MCPVendError as exc:
         return Outcome(server.name, "failed", path, detail=str(exc))
-    document = lockfile.build(snapshot)
     old = _existing(path)
+    try:
+        document = lockfile.build(snapshot)
+        canonical(document)  # the server's own info or capabilities may hold what no digest can take
+    except NumberOutOfRange as exc:
+        return Outcome(server.name, "failed", path, detail=f"server '{server.name}': cannot be locked: {exc}")
     base = Outcome(server.name, "locked", path, tools=len(snapshot.tools), rejected=tuple(snapshot.rejected))
     if check:  # what the server serves, whatever the format of the file that records it
         if old is not None and lockfile.same_content(old, document):
@@ -131,7 +136,8 @@ async def _lock_one(
 def _existing(path: Path) -> dict[str, Any] | None:
     """The lockfile on disk as a document; None when there is none or it is unreadable."""
     try:
-        document = json.loads(path.read_text(encoding="utf-8"))
+        document = json.loads(files.read_text(path))
+        canonical(document)  # NumberOutOfRange is a ValueError: such a file is re-created like a corrupt one
     except (OSError, UnicodeDecodeError, ValueError, RecursionError):
         return None
     return document if isinstance(document, dict) else None

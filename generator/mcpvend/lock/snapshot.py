@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
@@ -15,12 +15,14 @@ from jsonschema.validators import validator_for
 from mcp_types.methods import validate_server_result
 from pydantic import ValidationError
 
-from mcpvend.config import ServerConfig
-from mcpvend.errors import MCPVendError, ServerError
+from mcpvend.config import ServerConfig, looks_like_credential
+from mcpvend.errors import MCPVendError, ServerError, printable
+from mcpvend.lock.digests import NumberOutOfRange, tool_digests
 from mcpvend.runtime import failures
 from mcpvend.runtime.connection import ProtocolViolation, WireTap, list_tools_raw, open_client
 from mcpvend.runtime.failures import validation_reason
 from mcpvend.runtime.targets import Target, redact
+from mcpvend.schema_walk import escape, leaving_references
 
 _STDERR_TAIL_LINES = 12
 _STDERR_TAIL_CHARS = 2000
@@ -49,12 +51,12 @@ class Snapshot:
 
 async def take_snapshot(server: ServerConfig, base_dir: Path, environ: Mapping[str, str]) -> Snapshot:
     """Start the server, list every tool, stop it; any failure is a ServerError naming it."""
-    target, secrets = server.target(base_dir, environ)
-    secrets |= target.secret_values()  # with the credentials of an `Authorization: Bearer ...` given literally
+    target, named = server.target(base_dir, environ)
+    secrets = frozenset(named) | target.secret_values()
     with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as errlog:
         try:
             with anyio.fail_after(server.timeout):
-                return await _capture(server, target, errlog if server.transport == "stdio" else None)
+                snapshot = await _capture(server, target, errlog if server.transport == "stdio" else None)
         except Exception as exc:  # noqa: BLE001 - every failure of a third-party server becomes one message
             leaf = failures.leaf(exc)
             if isinstance(leaf, MCPVendError):
@@ -64,6 +66,10 @@ async def take_snapshot(server: ServerConfig, base_dir: Path, environ: Mapping[s
             else:
                 message = f"server '{server.name}': {failures.reason(leaf)}"
             raise ServerError(_with_tail(redact(message, secrets), errlog, secrets)) from None
+    _refuse_served_secrets(
+        snapshot, {value: name for value, name in named.items() if looks_like_credential(name, value)}
+    )
+    return snapshot
 
 
 async def _capture(server: ServerConfig, target: Target, errlog: TextIO | None) -> Snapshot:
@@ -113,6 +119,44 @@ async def _capture(server: ServerConfig, target: Target, errlog: TextIO | None) 
     )
 
 
+def _refuse_served_secrets(snapshot: Snapshot, named: Mapping[str, str]) -> None:
+    """A server that serves back a value configured for it (`Authenticated as sk-live-...`) would get it
+    written to its lockfile and to the generated code: refuse the lock, naming the variable and where."""
+    if not named:
+        return
+    served: dict[str, Any] = {
+        "the server's instructions": snapshot.instructions,
+        "the server's info": snapshot.server_info,
+        "the server's capabilities": snapshot.capabilities,
+        **{f"tool {tool['name']!a}": tool for tool in snapshot.tools},
+        **{f"rejected tool {r.name!a}": [r.name, r.reason] for r in snapshot.rejected},
+    }
+    everything = frozenset(named)
+    for where, value in served.items():
+        for pointer, text in _strings(value, ""):
+            if redact(text, everything) == text:
+                continue
+            name = next(n for secret, n in sorted(named.items()) if redact(text, frozenset({secret})) != text)
+            raise ServerError(
+                f"server '{snapshot.server.name}': it serves the value of {name} back ({where}, at {pointer or '/'});"
+                " not locked, so that the secret is not written (its lockfile is left as it was)"
+            )
+
+
+def _strings(value: Any, pointer: str) -> Iterator[tuple[str, str]]:
+    """Every string in a JSON value, keys included, with its JSON Pointer."""
+    if isinstance(value, str):
+        yield pointer, value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            where = f"{pointer}/{escape(str(key))}"
+            yield where, str(key)
+            yield from _strings(item, where)
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from _strings(item, f"{pointer}/{index}")
+
+
 def _judge_all(
     server: ServerConfig, raw_tools: list[Any], envelope: dict[str, Any], version: str
 ) -> tuple[list[dict[str, Any]], list[Rejected]]:
@@ -159,6 +203,10 @@ def judge_tool(tool: dict[str, Any], envelope: dict[str, Any], version: str) -> 
     """Why the SDK (or JSON Schema) would refuse this tool, or None if it is sound."""
     if (reason := _judge_result({**envelope, "tools": [tool]}, version)) is not None:
         return reason
+    try:
+        tool_digests(tool)
+    except NumberOutOfRange as exc:
+        return f"it cannot be digested: {exc}"
     for key in ("inputSchema", "outputSchema"):
         schema = tool.get(key)
         if isinstance(schema, dict):
@@ -167,6 +215,9 @@ def judge_tool(tool: dict[str, Any], envelope: dict[str, Any], version: str) -> 
             except SchemaError as exc:
                 where = "/".join(str(p) for p in exc.absolute_path)
                 return f"{key} is not a valid JSON Schema: {exc.message}" + (f" (at /{where})" if where else "")
+            if leaving := leaving_references(schema):  # what no lockfile holds is never read: see schema_walk
+                pointer, why = leaving[0]
+                return f"{why} (at /{key}{pointer}); a tool's schema may only refer inside itself"
     return None
 
 
@@ -175,7 +226,7 @@ def _with_tail(message: str, errlog: TextIO, secrets: frozenset[str]) -> str:
     (cut first, a secret across the cut would keep its second half)."""
     try:
         errlog.seek(0)
-        text = redact(errlog.read(), secrets)
+        text = printable(redact(errlog.read(), secrets))  # a server's stderr may hold terminal escapes
     except (OSError, ValueError):
         return message
     lines = [line for line in text.splitlines() if line.strip()][-_STDERR_TAIL_LINES:]

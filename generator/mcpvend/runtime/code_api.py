@@ -21,13 +21,14 @@ from typing import Any
 from .catalog import Entry
 
 STUBS = "stubs.pyi"
-SEPARATOR = "__"  # a subpackage and a method name are snake_case words: they never hold two underscores
+SEPARATOR = "__"  # no subpackage holds two underscores and no method starts with one: a name splits one way
 SEARCH_TOOLS = "search_tools"
 SEARCH_STUB = (
     "async def search_tools(query: str, limit: int = 5) -> str:\n"
     '    """The stubs of the tools that best match `query`; call them by name."""'
 )
 _WORDS = re.compile(r"[A-Za-z0-9]+")
+_HASH_LENGTHS = (6, 12, 64)  # a parameter's hash suffix at its first, second and later moves; then a count
 
 
 def function_name(subpackage: str, method: str) -> str:
@@ -39,30 +40,46 @@ def parameter_names(keys: Iterable[str]) -> dict[str, str]:
     """The keyword each top-level property is passed as: the key when it is a plain ASCII identifier.
 
     A keyword gets a trailing `_` (`from_`); any other key its ASCII words joined by `_`. A name
-    that another key already is, or also becomes, takes a hash of its own key: the mapping is
-    one-to-one, and depends only on the set of keys (the generator and the runtime both use it).
+    that another key already is, or also becomes, takes a hash of its own key, and is checked again:
+    while it still meets another name, it takes a longer hash, then a count. The mapping is one-to-one,
+    and depends only on the set of keys (the generator and the runtime both use it).
     """
     keys = list(dict.fromkeys(keys))
     plain = {k for k in keys if k.isascii() and k.isidentifier() and not keyword.iskeyword(k)}
     wanted = {k: k if k in plain else _candidate(k) for k in keys}
-    taken: dict[str, int] = {}
-    for name in wanted.values():
-        taken[name] = taken.get(name, 0) + 1
-    return {
-        k: name if k in plain or (taken[name] == 1 and name not in plain) else f"{name}_{_hash(k)}"
-        for k, name in wanted.items()
-    }
+    names = dict(wanted)
+    levels = dict.fromkeys(keys, 0)
+    while True:  # ends: each move gives a key a name it has not had; plain keys never move
+        owners: dict[str, list[str]] = {}
+        for key, name in names.items():
+            owners.setdefault(name, []).append(key)
+        moving = [key for group in owners.values() if len(group) > 1 for key in _leaving(group, plain, levels)]
+        if not moving:
+            return names
+        for key in moving:
+            levels[key] += 1
+            names[key] = f"{wanted[key]}_{_suffix(key, levels[key])}"
+
+
+def _leaving(group: list[str], plain: set[str], levels: Mapping[str, int]) -> list[str]:
+    """The keys that must give up the name they share: all but the plain key that is the name, else
+    all but the only one that has it unsuffixed (if just one does)."""
+    keeping = [k for k in group if k in plain] or [k for k in group if levels[k] == 0]
+    return [k for k in group if len(keeping) != 1 or k != keeping[0]]
 
 
 def _candidate(key: str) -> str:
-    if keyword.iskeyword(key):
-        return f"{key}_"
+    """An identifier from the ASCII words of any key; a keyword among them (`from`, `if !`) gets a `_`."""
     name = "_".join(_WORDS.findall(key)) or "p"
-    return f"p_{name}" if name[0].isdigit() else name
+    name = f"p_{name}" if name[0].isdigit() else name
+    return f"{name}_" if keyword.iskeyword(name) else name
 
 
-def _hash(key: str) -> str:
-    return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:6]
+def _suffix(key: str, level: int) -> str:
+    """What a key's name takes at its `level`-th move (from 1): a hash of the key, longer each time, then a count."""
+    digest = hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()
+    count = level - len(_HASH_LENGTHS) + 1
+    return digest[: _HASH_LENGTHS[min(level, len(_HASH_LENGTHS)) - 1]] + (f"_{count}" if count > 1 else "")
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,7 @@ from mcp import Client, MCPError
 
 from . import failures
 from .catalog import Entry
-from .connection import WireTap, beside, call_tool, open_client
+from .connection import Link, WireTap, beside, call_tool, open_client
 from .manifest import ConnectError, Manifest
 from .pinning import DEFAULT_PIN_TTL, DriftError, Pinning, Pins, watch_tool_changes
 from .targets import Target, redact
@@ -40,14 +40,18 @@ class CallFailed(Exception):
     """A call that produced no tool result; the message is safe to show the model (no secrets)."""
 
 
-def _gone(exc: BaseException) -> bool:
-    return isinstance(exc, _GONE) or (isinstance(exc, MCPError) and exc.code == types.CONNECTION_CLOSED)
+def _gone(exc: BaseException, link: Link) -> bool:
+    """Whether the connection is lost (the server will be started anew), not that the server answered an error."""
+    if isinstance(exc, _GONE):
+        return True
+    return isinstance(exc, MCPError) and exc.code == types.CONNECTION_CLOSED and not link.open
 
 
 @dataclass
 class _Live:
     client: Client
     tap: WireTap | None
+    link: Link
     generation: int
     stop: asyncio.Event
     holder: asyncio.Task[None]
@@ -120,8 +124,8 @@ class Connection:
             limit = self.start_limit
             raise CallFailed(f"server '{self.manifest.server}' did not list its tools within {limit:g} s") from None
         except Exception as exc:  # noqa: BLE001 - the model gets an error result, never an exception
-            if not _gone(failures.leaf(exc)):
-                raise CallFailed(f"the server's tools could not be compared: {self._reason(exc)}") from None
+            if not _gone(failures.leaf(exc), live.link):
+                raise CallFailed(f"the server's tools could not be compared: {self._reason(exc, live.link)}") from None
             await self.lost(live.generation)
             return None
         if (refusal := self.pins.refusal(entry.name)) is not None:
@@ -132,13 +136,13 @@ class Connection:
             cause = failures.leaf(exc)
             if isinstance(cause, MCPError) and cause.code == types.REQUEST_TIMEOUT:
                 raise CallFailed(f"tool '{entry.provider}' timed out after {self.timeout:g} s") from None
-            if not _gone(cause):
-                raise CallFailed(f"the call failed: {self._reason(cause)}") from None
+            if not _gone(cause, live.link):
+                raise CallFailed(f"the call failed: {self._reason(cause, live.link)}") from None
         await self.lost(live.generation)
         return None
 
-    def _reason(self, exc: BaseException) -> str:
-        return self.redact(failures.reason(failures.leaf(exc)))
+    def _reason(self, exc: BaseException, link: Link) -> str:
+        return self.redact(failures.reason(failures.leaf(exc), open_link=link.open))
 
     async def _start(self) -> _Live:
         try:
@@ -146,12 +150,12 @@ class Connection:
         except ConnectError as exc:  # a variable, env value or header missing: this server only
             raise CallFailed(str(exc)) from None
         self._generation += 1
-        ready: asyncio.Future[tuple[Client, WireTap | None]] = asyncio.get_running_loop().create_future()
+        ready: asyncio.Future[tuple[Client, WireTap | None, Link]] = asyncio.get_running_loop().create_future()
         stop = asyncio.Event()
         starting = anyio.CancelScope()
         holder = asyncio.get_running_loop().create_task(self._hold(self.target, ready, stop, starting))
         try:
-            client, tap = await asyncio.wait_for(asyncio.shield(ready), self.start_limit)
+            client, tap, link = await asyncio.wait_for(asyncio.shield(ready), self.start_limit)
         except BaseException as exc:
             # Timed out, failed or the caller cancelled: the holder must not outlive the wait, or its
             # server would run on with nobody to close it. It is stopped by an anyio cancellation, and
@@ -167,26 +171,32 @@ class Connection:
             if not isinstance(exc, Exception):
                 raise
             raise CallFailed(failures.not_started(self.manifest.server, exc, self.target.secret_values())) from None
-        return _Live(client, tap, self._generation, stop, holder)
+        return _Live(client, tap, link, self._generation, stop, holder)
 
     async def _hold(
         self,
         target: Target,
-        ready: asyncio.Future[tuple[Client, WireTap | None]],
+        ready: asyncio.Future[tuple[Client, WireTap | None, Link]],
         stop: asyncio.Event,
         starting: anyio.CancelScope,
     ) -> None:
         try:
             with starting:
                 tap = WireTap() if self.pinning != "off" else None
+                link = Link()
                 caps = self.manifest.capabilities
                 opened = open_client(
-                    target, capabilities=caps, tap=tap, errlog=self.errlog, on_tools_changed=self.pins.announce
+                    target,
+                    capabilities=caps,
+                    tap=tap,
+                    errlog=self.errlog,
+                    on_tools_changed=self.pins.announce,
+                    link=link,
                 )
                 async with opened as client:
                     await self.pins.compare(client, tap)  # on every start: after a restart too
                     async with beside(functools.partial(watch_tool_changes, client, self.pins.announce)):
-                        ready.set_result((client, tap))
+                        ready.set_result((client, tap, link))
                         await stop.wait()
         except Exception as exc:  # noqa: BLE001 - handed to the caller waiting on `ready`
             if not ready.done() and not starting.cancel_called:
