@@ -38,12 +38,14 @@ FRAMEWORKS: dict[str, set[str]] = {
 
 
 def allowed() -> set[str]:
-    """Import names of the standard library, `mcp`, and `mcp`'s own (non-extra) requirements here."""
+    """Import names of the standard library, `mcp`, `mcp`'s own (non-extra) requirements here, and
+    jsonschema's: its `referencing` registry is what keeps a validator from reading a `$ref`'s URL."""
     distributions = {"mcp"}
-    for text in metadata.requires("mcp") or []:
-        requirement = Requirement(text)
-        if requirement.marker is None or requirement.marker.evaluate({"extra": ""}):
-            distributions.add(requirement.name.lower().replace("_", "-"))
+    for owner in ("mcp", "jsonschema"):
+        for text in metadata.requires(owner) or []:
+            requirement = Requirement(text)
+            if requirement.marker is None or requirement.marker.evaluate({"extra": ""}):
+                distributions.add(requirement.name.lower().replace("_", "-"))
     names = {
         module
         for module, owners in metadata.packages_distributions().items()
