@@ -330,7 +330,7 @@ LOCKFILES: dict[str, Input] = {
     "latin-1": Input(_bytes(_latin1), ("a.lock.json", "not UTF-8", "0xe9")),
     "utf-16": Input(_bytes(lambda t: t.encode("utf-16")), ("a.lock.json", "UTF-16")),
     "unreadable": Input(_chmod(LOCK, 0), ("a.lock.json", "Permission denied"), permissions=True),
-    "fifo": Input(_fifo(LOCK), ("a.lock.json", "cannot read: it is a FIFO, not a file")),
+    "fifo": Input(_fifo(LOCK), ("a.lock.json", "cannot read: it is a FIFO, not a file"), everywhere=False),
     "dev-zero": Input(_dev_zero(LOCK), ("a.lock.json", "cannot read: it is a device, not a file"), everywhere=False),
     "huge": Input(_huge(LOCK), ("a.lock.json", "larger than 32 MiB, the most mcpvend reads"), everywhere=False),
 }
@@ -380,7 +380,7 @@ CONFIGS: dict[str, Input] = {
     "pyproject-tool-not-a-table": Input(
         _no_config(_text("pyproject.toml", "tool = 1\n")), ("no config found",), everywhere=False
     ),
-    "toml-fifo": Input(_fifo(CONFIG), ("mcpvend.toml", "cannot read: it is a FIFO, not a file")),
+    "toml-fifo": Input(_fifo(CONFIG), ("mcpvend.toml", "cannot read: it is a FIFO, not a file"), everywhere=False),
     "toml-dev-zero": Input(
         _dev_zero(CONFIG), ("mcpvend.toml", "cannot read: it is a device, not a file"), everywhere=False
     ),
