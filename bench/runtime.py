@@ -55,10 +55,10 @@ from generated._runtime.toolset import ToolSet as PackageToolSet  # noqa: E402
 from mcp import Client, ClientSession, StdioServerParameters, stdio_client, types  # noqa: E402
 
 from conftest import corpus_servers  # noqa: E402
-from mcpvend.runtime.budget import Budget, RequestedMode  # noqa: E402
-from mcpvend.runtime.catalog import Catalog, Entry  # noqa: E402
-from mcpvend.runtime.specs import FORMATS, full_spec, tokens  # noqa: E402
-from mcpvend.runtime.toolset import ToolSet  # noqa: E402
+from mcpvend.runtime.core.budget import Budget, RequestedMode  # noqa: E402
+from mcpvend.runtime.core.catalog import Catalog, Entry  # noqa: E402
+from mcpvend.runtime.core.specs import FORMATS, full_spec, tokens  # noqa: E402
+from mcpvend.runtime.core.toolset import ToolSet  # noqa: E402
 
 WARMUP = 20
 MODES: tuple[RequestedMode, ...] = ("direct", "compact", "routed")

@@ -30,8 +30,8 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "tests"))
 
 from conftest import OverlapRanker, annotated_tasks, paraphrased_queries, search_documents  # noqa: E402
-from mcpvend.runtime import semantic  # noqa: E402
-from mcpvend.runtime.search import FIELDS, BM25Ranker, Ranker, SearchDocument, stem  # noqa: E402
+from mcpvend.runtime.core.search import FIELDS, BM25Ranker, Ranker, SearchDocument, stem  # noqa: E402
+from mcpvend.runtime.semantic import hybrid as semantic  # noqa: E402
 
 TASK_KS = (1, 5, 10, 20)
 PARAPHRASE_KS = (1, 5)

@@ -1,10 +1,10 @@
 """How many of the 527 corpus tools each strict converter makes valid under each provider's strict rules.
 
-Converters: mcpvend's (`runtime/strict.py`; a tool it cannot rewrite without losing calls is sent
+Converters: mcpvend's (`runtime/strict/rewrite.py`; a tool it cannot rewrite without losing calls is sent
 non-strict, which counts as not strict here), openai's `openai.lib._pydantic` (what
 `to_strict_json_schema` runs), the OpenAI Agents SDK's `ensure_strict_json_schema`, pydantic-ai's
 `OpenAIJsonSchemaTransformer(strict=True)`, and Anthropic's `transform_schema`. Each output is
-checked with `runtime/strict_rules.py` against each format's documented rules ("openai" and
+checked with `runtime/strict/rules.py` against each format's documented rules ("openai" and
 "openai-responses" share one set); an exception is a refusal. "lenient" also passes outputs whose
 only fault is an annotation keyword the rules do not list (`$schema`, `default`, `examples`, ...),
 which some deployments accept and others refuse. A valid output can still accept
@@ -29,8 +29,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from mcpvend.runtime.strict import PROVIDERS, STRICT_FORMATS, NotStrict, strict_schema
-from mcpvend.runtime.strict_rules import violations
+from mcpvend.runtime.strict.rewrite import PROVIDERS, STRICT_FORMATS, NotStrict, strict_schema
+from mcpvend.runtime.strict.rules import violations
 
 ANNOTATION_FAULTS = ("'$schema'", "'default'", "'examples'", "'$comment'", "'$id'", "'deprecated'", "'readOnly'")
 CORPUS = Path(__file__).resolve().parent.parent / "tests" / "data" / "livemcpbench" / "tools.json"

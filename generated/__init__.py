@@ -21,12 +21,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ._runtime.manifest import ConnectError
+    from ._runtime.client.manifest import ConnectError
     from ._runtime.package import PackageToolsets
-    from ._runtime.pinning import DriftError
-    from ._runtime.reviewed import ReviewedTool
-    from ._runtime.semantic import hybrid
-    from ._runtime.tools import ToolError, ToolResult, from_wire
+    from ._runtime.client.pinning import DriftError
+    from ._runtime.wrappers.reviewed import ReviewedTool
+    from ._runtime.semantic.hybrid import hybrid
+    from ._runtime.wrappers.tools import ToolError, ToolResult, from_wire
 
     toolset: PackageToolsets
 
@@ -51,13 +51,13 @@ SERVERS = (
 # The runtime module of each shared name: imported when the name is first used, so that importing
 # the package loads no SDK (a server subpackage does).
 _RUNTIME = {
-    "ConnectError": "manifest",
-    "DriftError": "pinning",
-    "ReviewedTool": "reviewed",
-    "ToolError": "tools",
-    "ToolResult": "tools",
-    "from_wire": "tools",
-    "hybrid": "semantic",
+    "ConnectError": "client.manifest",
+    "DriftError": "client.pinning",
+    "ReviewedTool": "wrappers.reviewed",
+    "ToolError": "wrappers.tools",
+    "ToolResult": "wrappers.tools",
+    "from_wire": "wrappers.tools",
+    "hybrid": "semantic.hybrid",
 }
 
 

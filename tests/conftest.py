@@ -220,7 +220,7 @@ ANNOTATIONS = REPO / "tests" / "data" / "livemcpbench" / "annotations.json"
 
 def search_documents() -> list[Any]:
     """Every corpus tool as a search document (key `server__tool`), in file order."""
-    from mcpvend.runtime.search import SearchDocument
+    from mcpvend.runtime.core.search import SearchDocument
 
     return [
         SearchDocument.from_tool(f"{server}__{tool['name']}", tool, server)
@@ -254,12 +254,12 @@ class OverlapRanker:
     """The search baseline: how many distinct query tokens a tool's text contains; ties by key."""
 
     def __init__(self, docs: Any) -> None:
-        from mcpvend.runtime.search import tokenize
+        from mcpvend.runtime.core.search import tokenize
 
         self.terms = [(d.key, set(tokenize(" ".join(d.fields().values())))) for d in docs]
 
     def rank(self, query: str, limit: int) -> list[Any]:
-        from mcpvend.runtime.search import Hit, tokenize
+        from mcpvend.runtime.core.search import Hit, tokenize
 
         wanted = set(tokenize(query))
         hits = [Hit(key, float(len(wanted & terms))) for key, terms in self.terms if wanted & terms]

@@ -36,7 +36,7 @@ import pytest
 
 from conftest import GOOD_TOOLS, PY, SERVERS, Run, write_config, write_tools
 from mcpvend.lock import lockfile
-from mcpvend.runtime.files import MAX_BYTES
+from mcpvend.runtime.client.files import MAX_BYTES
 
 LOCK = "lockfiles/a.lock.json"
 CONFIG = "mcpvend.toml"
@@ -625,8 +625,8 @@ def _cases() -> list[Case]:
         Case(
             "control-check-of-a-fifo-in-the-output",  # generated files are read for the check: never waited on
             ("generate", "--check"),
-            _fifo("generated/_runtime/budget.py"),
-            ("generated is stale", "missing: _runtime/budget.py"),
+            _fifo("generated/_runtime/core/budget.py"),
+            ("generated is stale", "missing: _runtime/core/budget.py"),
             code=1,
         ),
     ]

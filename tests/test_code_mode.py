@@ -36,7 +36,7 @@ def generated() -> ModuleType:
 
 
 def limits(generated: ModuleType, **values: Any) -> Any:
-    return importlib.import_module("generated._runtime.sandbox").CodeLimits(**values)
+    return importlib.import_module("generated._runtime.code.sandbox").CodeLimits(**values)
 
 
 async def run(ts: Any, code: str) -> Any:

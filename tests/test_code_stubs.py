@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 
 from mcpvend.codegen.stubs import code_api, server_stubs
-from mcpvend.runtime.catalog import Catalog, Entry
-from mcpvend.runtime.code_api import load
-from mcpvend.runtime.toolset import ToolSet
+from mcpvend.runtime.code.api import load
+from mcpvend.runtime.core.catalog import Catalog, Entry
+from mcpvend.runtime.core.toolset import ToolSet
 
 HOSTILE = 'Ends here."""\nimport os\nos.system("id")  # \u202e\x00'
 TOOLS: list[dict[str, Any]] = [

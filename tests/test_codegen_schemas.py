@@ -11,7 +11,7 @@ import pytest
 from pydantic import BaseModel
 
 from mcpvend.codegen.models import generate_models
-from mcpvend.runtime.tools import from_wire
+from mcpvend.runtime.wrappers.tools import from_wire
 
 
 def models_of(schema: dict[str, Any]) -> types.ModuleType:

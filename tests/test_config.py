@@ -10,7 +10,7 @@ import pytest
 from conftest import lock_documents, mcpvend, tree
 from mcpvend.config import find_config, load_config
 from mcpvend.errors import ConfigError
-from mcpvend.runtime.targets import HttpTarget, StdioTarget
+from mcpvend.runtime.client.targets import HttpTarget, StdioTarget
 
 
 def test_discovery_order_prefers_mcpvend_toml_then_pyproject_then_mcp_json(tmp_path: Path) -> None:

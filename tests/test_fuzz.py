@@ -205,7 +205,7 @@ class Example:
 async def send_every_instance(pkg: ModuleType, example: Example, tally: Tally) -> None:
     """Each instance: valid under its schema, accepted by the input model, received as given."""
     server = importlib.import_module(f"{example.package}.{SERVER}")
-    runtime = importlib.import_module(f"{example.package}._runtime.tools")
+    runtime = importlib.import_module(f"{example.package}._runtime.wrappers.tools")
     tool_error = runtime.ToolError
     by_name = {entry["tool"]["name"]: entry for entry in example.manifest()["tools"]}
     sound = [t for t in example.tool_list.tools if not t.reject and t.name in example.tool_list.expected_locked]

@@ -218,10 +218,10 @@ def test_check_notices_a_changed_runtime_without_a_version_bump(
     assert mcpvend("generate", cwd=tmp_path).code == 0
     runtime = tmp_path / "runtime"
     runtime.mkdir()
-    for name in vendor.RUNTIME_MODULES:
-        (runtime / name).parent.mkdir(exist_ok=True)
+    for name in vendor.runtime_modules():
+        (runtime / name).parent.mkdir(exist_ok=True, parents=True)
         (runtime / name).write_text((vendor.RUNTIME / name).read_text())
-    (runtime / "budget.py").write_text((runtime / "budget.py").read_text() + "\nNEW_SETTING = 1\n")
+    (runtime / "core" / "budget.py").write_text((runtime / "core" / "budget.py").read_text() + "\nNEW_SETTING = 1\n")
     monkeypatch.setattr(vendor, "RUNTIME", runtime)
     state.toolchain.cache_clear()
     vendor.vendored_runtime.cache_clear()
@@ -230,7 +230,7 @@ def test_check_notices_a_changed_runtime_without_a_version_bump(
     finally:
         state.toolchain.cache_clear()
         vendor.vendored_runtime.cache_clear()
-    assert report.status == "stale" and report.stale == ("changed: _runtime/budget.py",)
+    assert report.status == "stale" and report.stale == ("changed: _runtime/core/budget.py",)
 
 
 def test_one_changed_lockfile_regenerates_only_its_server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -257,7 +257,7 @@ asyncio.run(main())
 
 
 def test_the_validator_retrieves_nothing(bait: Bait) -> None:
-    from mcpvend.runtime import validation
+    from mcpvend.runtime.core import validation
 
     for name, schema in bait.refs().items():
         if name == "moved_base":

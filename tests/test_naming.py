@@ -135,7 +135,7 @@ def test_isort_key_orders_like_isort() -> None:
 def test_the_reserved_names_are_exactly_what_the_tools_class_defines_or_evaluates() -> None:
     """A tool method must not replace what the other wrappers use (found by tests/test_fuzz.py), and
     nothing more is reserved: tools named like the runtime's state keep their own names."""
-    from mcpvend.runtime.tools import ToolsBase
+    from mcpvend.runtime.wrappers.tools import ToolsBase
 
     defined = {name for name in dir(ToolsBase) if not name.startswith("_")}
     defined |= {name for name in vars(ToolsBase(session=None)) if not name.startswith("_")}  # type: ignore[arg-type]

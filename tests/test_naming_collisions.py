@@ -24,8 +24,8 @@ from hypothesis import strategies as st
 
 from conftest import locked_package, outputs_by_hash_seed, replay, write_config, write_tools
 from mcpvend.codegen import naming
-from mcpvend.runtime.code_api import function_name, parameter_names
-from mcpvend.runtime.names import PROVIDER_NAME, SEPARATOR, provider_name, provider_names
+from mcpvend.runtime.code.api import function_name, parameter_names
+from mcpvend.runtime.core.names import PROVIDER_NAME, SEPARATOR, provider_name, provider_names
 
 SEEDS = (
     "get_url", "get-url", "getUrl", "GET_URL", "get.url", "a", "a_input", "a_input_leg", "AOutput", "x_output",
@@ -256,7 +256,7 @@ def test_names_are_distinct_and_the_same_under_every_hash_seed() -> None:
     script = """if True:
         import json, sys
         from mcpvend.codegen import naming
-        from mcpvend.runtime.names import provider_names
+        from mcpvend.runtime.core.names import provider_names
         wires = json.loads(sys.argv[1])
         methods = naming.method_names(wires)
         providers = {wire: name for (_, wire), name in provider_names(("s", w) for w in wires).items()}

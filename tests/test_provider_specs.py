@@ -18,10 +18,10 @@ from openai.types.shared_params import FunctionDefinition
 from pydantic import TypeAdapter
 
 from conftest import corpus_servers
-from mcpvend.runtime.catalog import Catalog, Entry
-from mcpvend.runtime.names import PROVIDER_NAME
-from mcpvend.runtime.results import ModelResult
-from mcpvend.runtime.toolset import ToolSet
+from mcpvend.runtime.core.catalog import Catalog, Entry
+from mcpvend.runtime.core.names import PROVIDER_NAME
+from mcpvend.runtime.core.results import ModelResult
+from mcpvend.runtime.core.toolset import ToolSet
 
 MODES = ("direct", "compact", "routed")
 

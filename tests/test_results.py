@@ -11,8 +11,8 @@ from typing import Any
 import mcp_types as types
 import pytest
 
-from mcpvend.runtime import validation
-from mcpvend.runtime.results import (
+from mcpvend.runtime.core import validation
+from mcpvend.runtime.core.results import (
     DEFAULT_MAX_CHARS,
     MediaRef,
     MediaStore,
@@ -255,8 +255,8 @@ def test_provider_shapes() -> None:
 @pytest.mark.anyio
 async def test_server_everything_tiny_image_becomes_a_reference() -> None:
     from conftest import node_server
-    from mcpvend.runtime.connection import open_client
-    from mcpvend.runtime.targets import StdioTarget
+    from mcpvend.runtime.client.connection import open_client
+    from mcpvend.runtime.client.targets import StdioTarget
 
     entry = node_server("server-everything")
     async with open_client(StdioTarget(command="node", args=(str(entry), "stdio"))) as client:

@@ -267,7 +267,7 @@ async def test_the_model_router_decides_only_what_no_rule_does(generated: Module
         jsonschema.validate(answer, schema)
         with pytest.raises(jsonschema.ValidationError):
             jsonschema.validate({"bundles": ["memory"], "why": ""}, schema)
-        assert generated._runtime.strict_rules.violations(schema, "openai") == []
+        assert generated._runtime.strict.rules.violations(schema, "openai") == []
         plain = await ts.aroute(intent="something else")  # a bare list of names is an answer too
         assert (plain.bundles, plain.why) == (("clock", "time"), "model router")
 
@@ -313,10 +313,12 @@ def test_with_a_model_router_the_rules_alone_do_not_decide(generated: ModuleType
 def test_a_bare_name_several_servers_serve_resolves_within_the_step(generated: ModuleType) -> None:
     runtime = generated._runtime
     tool = {"name": "search", "inputSchema": {"type": "object"}}
-    catalog = runtime.catalog.Catalog([runtime.catalog.Entry("a", tool), runtime.catalog.Entry("b", tool)])
-    with pytest.raises(runtime.catalog.Ambiguous):
+    catalog = runtime.core.catalog.Catalog(
+        [runtime.core.catalog.Entry("a", tool), runtime.core.catalog.Entry("b", tool)]
+    )
+    with pytest.raises(runtime.core.catalog.Ambiguous):
         catalog.resolve("search")
-    routing = runtime.routing.Routing(catalog)
+    routing = runtime.routing.rules.Routing(catalog)
     view = routing.view(routing.chosen(["b"]))
     assert view.resolve("search").provider == "b__search" and view.resolve("a/search") is None
     assert [c.name for c in view.categories.values()] == ["b"]
@@ -346,7 +348,7 @@ def test_the_readme_routing_table_is_checked_and_feeds_the_toolset(generated: Mo
         ],
         "default_bundles": ["clock"],
     }
-    routing = importlib.import_module("generated._runtime.routing")
+    routing = importlib.import_module("generated._runtime.routing.rules")
     load_routing = routing.load_routing  # for a program that runs the package alone
     assert load_routing(config) == options
     pyproject = tmp_path / "pyproject.toml"

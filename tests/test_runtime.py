@@ -9,9 +9,9 @@ import mcp_types as types
 import pytest
 from pydantic import BaseModel, ConfigDict, Field, RootModel
 
-from mcpvend.runtime.manifest import ConnectError, Manifest
-from mcpvend.runtime.targets import HttpTarget, StdioTarget
-from mcpvend.runtime.tools import ToolError, ToolResult, ToolsBase
+from mcpvend.runtime.client.manifest import ConnectError, Manifest
+from mcpvend.runtime.client.targets import HttpTarget, StdioTarget
+from mcpvend.runtime.wrappers.tools import ToolError, ToolResult, ToolsBase
 
 
 def manifest(source: dict[str, Any]) -> Manifest:

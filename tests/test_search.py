@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from conftest import OverlapRanker, annotated_tasks, paraphrased_queries, search_documents
-from mcpvend.runtime.search import BM25Ranker, Ranker, SearchDocument, tokenize, words
+from mcpvend.runtime.core.search import BM25Ranker, Ranker, SearchDocument, tokenize, words
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -224,7 +224,7 @@ QUERIES = [
 ]
 RANK_SCRIPT = """
 import json, sys
-from mcpvend.runtime.search import BM25Ranker, SearchDocument
+from mcpvend.runtime.core.search import BM25Ranker, SearchDocument
 docs = [SearchDocument(d[0], d[1], d[2], d[3], tuple(map(tuple, d[4])), d[5]) for d in json.load(sys.stdin)]
 ranker = BM25Ranker(docs)
 print(json.dumps([[[h.key, h.score.hex()] for h in ranker.rank(q, 40)] for q in {queries!r}]))

@@ -31,7 +31,7 @@ import pytest
 from mcp import Client, StdioServerParameters, stdio_client
 
 from conftest import GOOD_TOOLS, PY, Run, free_port, mcpvend, replay, write_config, write_tools
-from mcpvend.runtime.targets import HttpTarget, StdioTarget, meaningful, redact
+from mcpvend.runtime.client.targets import HttpTarget, StdioTarget, meaningful, redact
 from test_faults import start_http_server, stop
 
 MARK = uuid.uuid4().hex  # in every sentinel; unreserved characters, so no encoding hides it
@@ -451,7 +451,7 @@ async def test_typed_wrappers_raise_errors_that_hold_no_secret(project: Project,
 def test_a_server_error_keeps_its_data_only_when_it_holds_no_secret() -> None:
     from mcp import MCPError
 
-    from mcpvend.runtime.failures import redacted_error
+    from mcpvend.runtime.client.failures import redacted_error
 
     secrets = frozenset({SECRETS["TOKEN"]})
     assert redacted_error(MCPError(-32050, "denied", {"retry": 3}), secrets) is None

@@ -18,11 +18,11 @@ from typing import Any
 import pytest
 
 from conftest import REPO, annotated_tasks, node_server, paraphrased_queries, search_documents
-from mcpvend.runtime import semantic
-from mcpvend.runtime.catalog import Catalog, Entry
-from mcpvend.runtime.search import BM25Ranker, Ranker, SearchDocument
-from mcpvend.runtime.semantic import QUERY_CHARS, WORDLLAMA, HybridRanker, RankerUnavailable, hybrid, load_model
-from mcpvend.runtime.toolset import ToolSet
+from mcpvend.runtime.core.catalog import Catalog, Entry
+from mcpvend.runtime.core.search import BM25Ranker, Ranker, SearchDocument
+from mcpvend.runtime.core.toolset import ToolSet
+from mcpvend.runtime.semantic import hybrid as semantic
+from mcpvend.runtime.semantic.hybrid import QUERY_CHARS, WORDLLAMA, HybridRanker, RankerUnavailable, hybrid, load_model
 
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))  # the committed golden package `generated`
@@ -117,7 +117,7 @@ RANK_SCRIPT = """
 import json, sys
 sys.path.insert(0, "tests")
 from conftest import search_documents
-from mcpvend.runtime.semantic import hybrid
+from mcpvend.runtime.semantic.hybrid import hybrid
 ranker = hybrid()(search_documents())
 print(json.dumps([[[h.key, h.score.hex()] for h in ranker.rank(q, 30)] for q in json.loads(sys.argv[1])]))
 """
@@ -171,8 +171,8 @@ socket.getaddrinfo = refuse
 socket.create_connection = refuse
 socket.socket.connect = refuse
 socket.socket.connect_ex = refuse
-from mcpvend.runtime.search import SearchDocument
-from mcpvend.runtime.semantic import hybrid
+from mcpvend.runtime.core.search import SearchDocument
+from mcpvend.runtime.semantic.hybrid import hybrid
 
 docs = [SearchDocument("clock", "get_current_time", description="Get the current time in a timezone."),
         SearchDocument("mail", "send_email", description="Send an email message.")]
@@ -199,7 +199,7 @@ def test_a_wheel_without_its_tokenizer_fails_clearly_and_downloads_nothing(tmp_p
     broken = tmp_path / "site" / "wordllama"
     shutil.copytree(installed, broken, ignore=shutil.ignore_patterns("*.json", "__pycache__"))
     script = BLOCKED_SCRIPT.split("from mcpvend")[0] + (
-        "from mcpvend.runtime.semantic import load_model\n"
+        "from mcpvend.runtime.semantic.hybrid import load_model\n"
         "try:\n    load_model()\n    print(json.dumps('loaded'))\n"
         "except ImportError as exc:\n    print(json.dumps([str(exc), attempts]))\n"
     )
@@ -236,7 +236,7 @@ LOGGING_SCRIPT = """
 import json, logging, sys
 before = (logging.getLogger().level, len(logging.getLogger().handlers))
 if sys.argv[1] == "ours":
-    from mcpvend.runtime.semantic import load_model
+    from mcpvend.runtime.semantic.hybrid import load_model
     load_model()
 else:
     import wordllama

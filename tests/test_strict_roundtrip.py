@@ -28,9 +28,9 @@ from hypothesis.internal.conjecture import utils
 from hypothesis_jsonschema import _from_schema, from_schema
 
 from conftest import corpus_servers
-from mcpvend.runtime.pointers import pointer_get
-from mcpvend.runtime.strict import JSON_TEXT, NotStrict, from_strict, strict_schema
-from mcpvend.runtime.strict_rules import Provider
+from mcpvend.runtime.core.pointers import pointer_get
+from mcpvend.runtime.strict.rewrite import JSON_TEXT, NotStrict, from_strict, strict_schema
+from mcpvend.runtime.strict.rules import Provider
 from strategies import FORMATS, input_schemas
 
 PROVIDERS: tuple[Provider, ...] = ("openai", "anthropic")

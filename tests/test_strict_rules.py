@@ -1,6 +1,6 @@
 """Each provider's documented strict subset, as strict_rules.py checks it: every rule can fail.
 
-The rules (and where the providers document them) are in generator/mcpvend/runtime/strict_rules.py;
+The rules (and where the providers document them) are in generator/mcpvend/runtime/strict/rules.py;
 nothing is sent strict unless this checker passes it, so each rule gets a schema that breaks it.
 """
 
@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from mcpvend.runtime.strict_rules import request_violations, violations
+from mcpvend.runtime.strict.rules import request_violations, violations
 
 
 def obj(properties: dict[str, Any], required: list[str] | None = None, **extra: Any) -> dict[str, Any]:

@@ -1,6 +1,6 @@
 """Strict provider specs: the rewrite, the way back, the plan, the frameworks, and real calls.
 
-The rewrite (generator/mcpvend/runtime/strict.py) must land inside each provider's documented
+The rewrite (generator/mcpvend/runtime/strict/rewrite.py) must land inside each provider's documented
 subset (strict_rules.py, tested in tests/test_strict_rules.py), lose no call (tests/
 test_strict_roundtrip.py), and send non-strict, with a reason, what it cannot say.
 """
@@ -17,9 +17,10 @@ import jsonschema
 import pytest
 
 from conftest import REPO, corpus_servers, outputs_by_hash_seed
-from mcpvend.runtime.catalog import Catalog, Entry
-from mcpvend.runtime.specs import META_TOOLS, OPEN_ARGUMENTS, ToolSpec
-from mcpvend.runtime.strict import (
+from mcpvend.runtime.core.catalog import Catalog, Entry
+from mcpvend.runtime.core.specs import META_TOOLS, OPEN_ARGUMENTS, ToolSpec
+from mcpvend.runtime.core.toolset import ToolSet
+from mcpvend.runtime.strict.rewrite import (
     JSON_TEXT,
     PROVIDERS,
     STRICT_FORMATS,
@@ -29,8 +30,7 @@ from mcpvend.runtime.strict import (
     strict_schema,
     strict_specs,
 )
-from mcpvend.runtime.strict_rules import ANTHROPIC_REQUEST, Provider, request_violations, violations
-from mcpvend.runtime.toolset import ToolSet
+from mcpvend.runtime.strict.rules import ANTHROPIC_REQUEST, Provider, request_violations, violations
 from test_strict_rules import closed, obj
 
 if str(REPO) not in sys.path:
@@ -363,8 +363,8 @@ STRICT_SCRIPT = """
 import json, sys
 sys.path.insert(0, sys.argv[1])
 from conftest import corpus_servers
-from mcpvend.runtime.catalog import Catalog, Entry
-from mcpvend.runtime.toolset import ToolSet
+from mcpvend.runtime.core.catalog import Catalog, Entry
+from mcpvend.runtime.core.toolset import ToolSet
 entries = [Entry(s, t) for s, tools in corpus_servers().items() for t in tools]
 for mode in ("direct", "compact", "routed"):
     ts = ToolSet(Catalog(entries), mode=mode)
@@ -426,8 +426,8 @@ async def test_meta_tools_take_a_strict_models_nulls(generated: ModuleType) -> N
 
 
 def test_compact_placeholders_are_short_in_a_plain_listing_and_say_they_are_open_beside_strict_tools() -> None:
-    from mcpvend.runtime.catalog import Catalog, Entry
-    from mcpvend.runtime.toolset import ToolSet
+    from mcpvend.runtime.core.catalog import Catalog, Entry
+    from mcpvend.runtime.core.toolset import ToolSet
 
     tool = {
         "name": "t",

@@ -140,7 +140,7 @@ builtins.__import__ = watched
     + FLOW
     + """
 anyio.run(main)
-from generated._runtime import telemetry
+from generated._runtime.audit import telemetry
 print(json.dumps({"imports": imports, "tracer": telemetry.tracer() is not None, "sdk": "opentelemetry.sdk" in sys.modules}))
 """
 )

@@ -308,8 +308,8 @@ async def test_a_json_rpc_error_is_an_error_result_without_secrets(crashy: Modul
 
 async def test_an_unusable_input_schema_is_an_error_result() -> None:
     """A reviewed schema with a `$ref` that resolves nowhere: every call is refused with a reason, none raises."""
-    from mcpvend.runtime.catalog import Catalog, Entry
-    from mcpvend.runtime.toolset import ToolSet
+    from mcpvend.runtime.core.catalog import Catalog, Entry
+    from mcpvend.runtime.core.toolset import ToolSet
 
     broken = {"name": "t", "inputSchema": {"type": "object", "properties": {"a": {"$ref": "#/$defs/Missing"}}}}
     ts = ToolSet(Catalog([Entry("s", broken)]), mode="direct")

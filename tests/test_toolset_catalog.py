@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 
 from conftest import REPO, corpus_servers, outputs_by_hash_seed
-from mcpvend.runtime.budget import Budget, choose
-from mcpvend.runtime.catalog import Ambiguous, Catalog, Entry, Filter, summary
-from mcpvend.runtime.names import PROVIDER_NAME, provider_name, provider_names
-from mcpvend.runtime.specs import (
+from mcpvend.runtime.core.budget import Budget, choose
+from mcpvend.runtime.core.catalog import Ambiguous, Catalog, Entry, Filter, summary
+from mcpvend.runtime.core.names import PROVIDER_NAME, provider_name, provider_names
+from mcpvend.runtime.core.specs import (
     COMPACT_MIN_CHARS,
     COMPACT_TOKENS,
     GET_TOOL_SCHEMA,
@@ -23,7 +23,7 @@ from mcpvend.runtime.specs import (
     full_spec,
     tokens,
 )
-from mcpvend.runtime.toolset import ToolSet
+from mcpvend.runtime.core.toolset import ToolSet
 
 
 def tool(name: str, description: str = "Does a thing.", **extra: Any) -> dict[str, Any]:
@@ -277,8 +277,8 @@ SPECS_SCRIPT = """
 import json, sys
 sys.path.insert(0, sys.argv[1])
 from conftest import corpus_servers
-from mcpvend.runtime.catalog import Catalog, Entry
-from mcpvend.runtime.toolset import ToolSet
+from mcpvend.runtime.core.catalog import Catalog, Entry
+from mcpvend.runtime.core.toolset import ToolSet
 entries = [Entry(s, t) for s, tools in corpus_servers().items() for t in tools]
 for mode in ("direct", "compact", "routed"):
     ts = ToolSet(Catalog(entries), mode=mode)
@@ -314,7 +314,7 @@ def test_search_materializes_capped_in_a_stable_order() -> None:
 
 @pytest.mark.parametrize(("size", "cap"), [("small", 2), ("medium", 5), ("large", 10)])
 def test_materialization_cap_by_model_size(size: str, cap: int) -> None:
-    from mcpvend.runtime.budget import MATERIALIZE_CAPS
+    from mcpvend.runtime.core.budget import MATERIALIZE_CAPS
 
     ts = ToolSet(Catalog(corpus_entries()), mode="routed", max_materialized=MATERIALIZE_CAPS[size])
     ts.search("search the web for news articles", 20)
@@ -328,7 +328,7 @@ def test_the_hashed_name_scheme_is_pinned() -> None:
 
 def test_a_ranker_plugs_in() -> None:
     """Any factory of a `Ranker` replaces BM25, e.g. an embedding model; search and materialization use it."""
-    from mcpvend.runtime.search import Hit, SearchDocument
+    from mcpvend.runtime.core.search import Hit, SearchDocument
 
     class Reverse:
         def __init__(self, documents: Any) -> None:

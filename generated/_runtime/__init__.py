@@ -1,4 +1,4 @@
-# Part of the mcpvend runtime, vendored by `mcpvend generate`. Do not edit.
+# Vendored from mcpvend 0.1.0 by `mcpvend generate`: do not edit.
 """mcpvend's runtime, vendored into every generated package as `_runtime`.
 
 It imports the standard library, `mcp` and what `mcp` itself requires, nothing else

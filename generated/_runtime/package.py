@@ -1,4 +1,4 @@
-# Part of the mcpvend runtime, vendored by `mcpvend generate`. Do not edit.
+# Vendored from mcpvend 0.1.0 by `mcpvend generate`: do not edit.
 """`generated.toolset(...)`: a `ToolSet` over the servers of a generated package, as its manifests describe them.
 
 Nothing is started and nothing is read from the environment here: each server gets a `Connection`
@@ -11,18 +11,18 @@ import functools
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal, TextIO
 
-from .audit import AuditTrail
-from .budget import MATERIALIZE_CAPS, Budget, RequestedMode
-from .catalog import Catalog, Entry, Filter, RankerFactory
-from .code_api import load as load_code_api
-from .formats import choose_format
-from .manifest import load_manifest
-from .pinning import DEFAULT_PIN_TTL, Pinning
-from .pool import DEFAULT_TIMEOUT, Connection, Pool
-from .results import DEFAULT_MAX_CHARS, MediaStore
-from .routing import Router, Routing
-from .sandbox import CodeLimits
-from .toolset import ToolSet
+from .audit.trail import AuditTrail
+from .client.manifest import load_manifest
+from .client.pinning import DEFAULT_PIN_TTL, Pinning
+from .client.pool import DEFAULT_TIMEOUT, Connection, Pool
+from .code.api import load as load_code_api
+from .code.sandbox import CodeLimits
+from .core.budget import MATERIALIZE_CAPS, Budget, RequestedMode
+from .core.catalog import Catalog, Entry, Filter, RankerFactory
+from .core.results import DEFAULT_MAX_CHARS, MediaStore
+from .core.toolset import ToolSet
+from .routing.rules import Router, Routing
+from .textformats.choice import choose_format
 
 ModelSize = Literal["small", "medium", "large"]
 
@@ -87,17 +87,11 @@ class PackageToolsets:
         `mode="code"` (or auto with `allow_code=True`) offers `run_code` over the package's stubs,
         in a pydantic-monty sandbox limited by `code_limits`.
         """
-        manifests = {
-            m.server: (sub, m)
-            for sub in self.subpackages
-            for m in [load_manifest(f"{self.package}.{sub}")]
-        }
+        manifests = {m.server: (sub, m) for sub in self.subpackages for m in [load_manifest(f"{self.package}.{sub}")]}
         chosen = list(manifests) if servers is None else list(dict.fromkeys(servers))
         unknown = [s for s in chosen if s not in manifests]
         if unknown:
-            raise KeyError(
-                f"no server named {unknown[0]!r} in {self.package} (it has: {', '.join(manifests)})"
-            )
+            raise KeyError(f"no server named {unknown[0]!r} in {self.package} (it has: {', '.join(manifests)})")
         entries, connections = [], {}
         for server in chosen:
             sub, manifest = manifests[server]
@@ -112,10 +106,7 @@ class PackageToolsets:
                     )
                 )
             resolve = functools.partial(
-                manifest.target,
-                env=(env or {}).get(server),
-                headers=(headers or {}).get(server),
-                cwd=cwd,
+                manifest.target, env=(env or {}).get(server), headers=(headers or {}).get(server), cwd=cwd
             )
             connections[server] = Connection(
                 manifest,
@@ -127,46 +118,24 @@ class PackageToolsets:
                 errlog=errlog,
             )
         catalog = Catalog(
-            entries,
-            servers=chosen,
-            bundles=bundles,
-            tool_filter=Filter(tuple(allow), tuple(deny)),
-            ranker=ranker,
+            entries, servers=chosen, bundles=bundles, tool_filter=Filter(tuple(allow), tuple(deny)), ranker=ranker
         )
-        budget = Budget(
-            context_window, budget_ratio, tool_limit, compact_tokens_per_tool
-        )
+        budget = Budget(context_window, budget_ratio, tool_limit, compact_tokens_per_tool)
         routing = Routing(
-            catalog,
-            routes=routes,
-            default_bundles=default_bundles,
-            router=router,
-            descriptions=bundle_descriptions,
+            catalog, routes=routes, default_bundles=default_bundles, router=router, descriptions=bundle_descriptions
         )
-        call_format = choose_format(
-            formats, primary, model_tool_calling=model_tool_calling
-        )
-        code_api = load_code_api(
-            self.package, [(s, manifests[s][0], manifests[s][1].tools) for s in chosen]
-        )
+        call_format = choose_format(formats, primary, model_tool_calling=model_tool_calling)
+        code_api = load_code_api(self.package, [(s, manifests[s][0], manifests[s][1].tools) for s in chosen])
         return ToolSet(
             catalog,
             pool=Pool(connections),
             mode=mode,
             budget=budget,
-            max_materialized=(
-                MATERIALIZE_CAPS[model_size]
-                if max_materialized is None
-                else max_materialized
-            ),
+            max_materialized=MATERIALIZE_CAPS[model_size] if max_materialized is None else max_materialized,
             max_result_chars=max_result_chars,
             media=MediaStore(media_dir),
             routing=routing,
-            audit=(
-                None
-                if audit_dir is None
-                else AuditTrail(audit_dir, arguments=audit_arguments)
-            ),
+            audit=None if audit_dir is None else AuditTrail(audit_dir, arguments=audit_arguments),
             call_format=call_format,
             code_api=code_api,
             code_limits=code_limits,

@@ -9,7 +9,7 @@ from contextlib import AbstractAsyncContextManager
 from typing import Any, Literal
 from typing import overload as _overload
 
-from .._runtime.tools import Pinning, ToolResult, ToolsBase, open_tools
+from .._runtime.wrappers.tools import Pinning, ToolResult, ToolsBase, open_tools
 from .models import (
     EchoInput,
     GetAnnotatedMessageInput,

@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .._runtime.nullability import not_nullable as _not_nullable
+from .._runtime.wrappers.nullability import not_nullable as _not_nullable
 
 
 class CreateDirectoryInput(BaseModel):

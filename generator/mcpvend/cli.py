@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from mcpvend.config import Config
     from mcpvend.drift.compare import FailOn
     from mcpvend.drift.report import Format
-    from mcpvend.runtime.budget import RequestedMode
+    from mcpvend.runtime.core.budget import RequestedMode
     from mcpvend.serve import Transport
 
 
@@ -75,7 +75,7 @@ def _configure_logging(verbose: bool) -> None:
     # The SDK logs a traceback for every misbehaving server; our own message says it in one line.
     logging.basicConfig(level=logging.DEBUG if verbose else logging.CRITICAL, format="%(name)s: %(message)s")
     if verbose:  # every record, whatever logged it, loses the secrets of the servers reached so far
-        from mcpvend.runtime.targets import REDACTING_FILTER
+        from mcpvend.runtime.client.targets import REDACTING_FILTER
 
         for handler in logging.getLogger().handlers:
             handler.addFilter(REDACTING_FILTER)
@@ -313,7 +313,7 @@ def show(options: Options, servers: tuple[str, ...], context_window: int, fmt: s
         locks = read_configured(config, servers)
     except MCPVendError as exc:
         _fail(exc)
-    from mcpvend.runtime.budget import Budget
+    from mcpvend.runtime.core.budget import Budget
     from mcpvend.show import render_json, render_text, views
 
     budget = Budget(context_window=context_window)

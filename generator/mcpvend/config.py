@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Any, Literal, cast
 
 from mcpvend.errors import ConfigError, read_failure
-from mcpvend.runtime import files
-from mcpvend.runtime.targets import (
+from mcpvend.runtime.client import files
+from mcpvend.runtime.client.targets import (
     CAPABILITIES,
     PROTOCOLS,
     VARIABLE,
@@ -246,7 +246,10 @@ def _lint_ignore(path: Path, lint: object) -> tuple[str, ...]:
 def _routing(path: Path, routing: object, servers: Mapping[str, ServerConfig]) -> dict[str, Any]:
     if routing == {}:
         return {}
-    from mcpvend.runtime.routing import RoutingError, routing_options  # the catalog it needs costs `--check` 20 ms
+    from mcpvend.runtime.routing.rules import (  # the catalog it needs costs `--check` 20 ms
+        RoutingError,
+        routing_options,
+    )
 
     try:
         return routing_options(routing, where=f"{path}: [routing]", servers=servers)

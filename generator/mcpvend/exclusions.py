@@ -18,7 +18,7 @@ from typing import Any
 
 from mcpvend.atomic import write_atomic
 from mcpvend.errors import read_failure
-from mcpvend.runtime import files
+from mcpvend.runtime.client import files
 
 PYPROJECT = "pyproject.toml"
 _RUFF_FILES = ("ruff.toml", ".ruff.toml")  # ruff reads these instead of pyproject.toml when present

@@ -21,7 +21,7 @@ from mcpvend.atomic import write_atomic
 from mcpvend.config import ServerConfig, load_config
 from mcpvend.errors import ConfigError
 from mcpvend.exclusions import exclude_output
-from mcpvend.runtime.targets import VARIABLE
+from mcpvend.runtime.client.targets import VARIABLE
 
 TARGET = "mcpvend.toml"
 _SECRETISH = re.compile(r"key|token|secret|passw|auth|credential|session|cookie", re.IGNORECASE)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from mcpvend.runtime.pointers import pointer_get
+from mcpvend.runtime.core.pointers import pointer_get
 
 # Keywords whose value is a map of name -> subschema, a list of subschemas, or one subschema.
 SCHEMA_MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies")

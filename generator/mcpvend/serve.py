@@ -28,7 +28,7 @@ from mcpvend import __version__
 from mcpvend.codegen.generate import generate
 from mcpvend.config import Config, ServerConfig
 from mcpvend.errors import MCPVendError
-from mcpvend.runtime.targets import REDACTING_FILTER
+from mcpvend.runtime.client.targets import REDACTING_FILTER
 
 if TYPE_CHECKING:
     import mcp_types as types
@@ -36,9 +36,9 @@ if TYPE_CHECKING:
     from mcp.server.context import ServerRequestContext
     from mcp.server.lowlevel import Server
 
-    from mcpvend.runtime.budget import RequestedMode
-    from mcpvend.runtime.results import ModelResult
-    from mcpvend.runtime.toolset import ToolSet
+    from mcpvend.runtime.core.budget import RequestedMode
+    from mcpvend.runtime.core.results import ModelResult
+    from mcpvend.runtime.core.toolset import ToolSet
 
 Transport = Literal["stdio", "http"]
 LOOPBACK = "127.0.0.1"

@@ -1,7 +1,7 @@
 """`mcpvend show`: what is locked, how risky each tool says it is, and what each mode would cost in tokens.
 
-Offline (lockfiles only). The token figures are the runtime's own estimates (`runtime.specs.tokens`
-and `runtime.budget.choose`), so `show` predicts exactly what a `ToolSet` would plan.
+Offline (lockfiles only). The token figures are the runtime's own estimates (`runtime.core.specs.tokens`
+and `runtime.core.budget.choose`), so `show` predicts exactly what a `ToolSet` would plan.
 """
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ from typing import Any
 
 from mcpvend.config import Config
 from mcpvend.lock.lockfile import Lockfile
-from mcpvend.runtime.budget import Budget
-from mcpvend.runtime.catalog import Catalog, Entry
-from mcpvend.runtime.specs import compact_spec, full_spec, tokens
-from mcpvend.runtime.toolset import ToolSet
+from mcpvend.runtime.core.budget import Budget
+from mcpvend.runtime.core.catalog import Catalog, Entry
+from mcpvend.runtime.core.specs import compact_spec, full_spec, tokens
+from mcpvend.runtime.core.toolset import ToolSet
 
 # MCP's defaults when a hint is absent: not read-only, destructive, not idempotent, open world.
 _HINTS = (("readOnlyHint", "read-only", False), ("destructiveHint", "destructive", True))

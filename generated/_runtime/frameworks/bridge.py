@@ -1,4 +1,4 @@
-# Part of the mcpvend runtime, vendored by `mcpvend generate`. Do not edit.
+# Vendored from mcpvend 0.1.0 by `mcpvend generate`: do not edit.
 """What every framework adapter shares: the tools to list at this step, which calls wait for approval,
 and a conversation's found tools read back from its history.
 
@@ -15,20 +15,19 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-from ..catalog import Entry
-from ..results import ModelResult, error_result
-from ..specs import META_NAMES, opened
+from ..core.catalog import Entry
+from ..core.results import ModelResult, error_result
+from ..core.specs import META_NAMES, opened
 
 if TYPE_CHECKING:
-    from ..toolset import ToolSet
+    from ..core.toolset import ToolSet
 
 Approval = Literal["destructive", "always"]
 
 
 def needs_approval(entry: Entry, policy: Approval | None) -> bool:
     """ "destructive" reads the reviewed annotations with MCP's defaults: a tool that does not say it is
-    read-only may write, and what it writes may destroy unless it says `destructiveHint: false`.
-    """
+    read-only may write, and what it writes may destroy unless it says `destructiveHint: false`."""
     if policy is None:
         return False
     if policy == "always":
@@ -36,10 +35,7 @@ def needs_approval(entry: Entry, policy: Approval | None) -> bool:
     annotations = entry.tool.get("annotations")
     if not isinstance(annotations, Mapping):
         return True
-    return (
-        annotations.get("readOnlyHint") is not True
-        and annotations.get("destructiveHint") is not False
-    )
+    return annotations.get("readOnlyHint") is not True and annotations.get("destructiveHint") is not False
 
 
 @dataclass(frozen=True)
@@ -56,22 +52,14 @@ class Definition:
 class Bridge:
     """One conversation's view of a toolset, with the adapter's approval policy and strictness."""
 
-    def __init__(
-        self,
-        toolset: ToolSet,
-        *,
-        approval: Approval | None = None,
-        strict: bool = False,
-    ) -> None:
+    def __init__(self, toolset: ToolSet, *, approval: Approval | None = None, strict: bool = False) -> None:
         self.toolset = toolset
         self.approval: Approval | None = approval
         self.strict = strict
 
     def view(self) -> Bridge:
         """A fresh conversation on the same servers."""
-        return Bridge(
-            self.toolset.session(), approval=self.approval, strict=self.strict
-        )
+        return Bridge(self.toolset.session(), approval=self.approval, strict=self.strict)
 
     def definitions(self) -> list[Definition]:
         """The tools of the current mode, as of now: in routed mode, what this conversation found."""
@@ -81,13 +69,7 @@ class Bridge:
         else:
             rendered = [opened(spec).render("openai-responses") for spec in specs]
         return [
-            Definition(
-                r["name"],
-                r["description"],
-                r["parameters"],
-                r["strict"],
-                spec.annotations,
-            )
+            Definition(r["name"], r["description"], r["parameters"], r["strict"], spec.annotations)
             for spec, r in zip(specs, rendered, strict=True)
         ]
 
@@ -101,35 +83,17 @@ class Bridge:
 
     def approval_names(self) -> list[str]:
         """Every tool name that waits for approval, listed now or later (at any routing step)."""
-        return [
-            e.provider
-            for e in self.toolset.routing.catalog.entries
-            if needs_approval(e, self.approval)
-        ]
+        return [e.provider for e in self.toolset.routing.catalog.entries if needs_approval(e, self.approval)]
 
-    async def call(
-        self, name: str, arguments: Mapping[str, Any] | str | None
-    ) -> ModelResult:
+    async def call(self, name: str, arguments: Mapping[str, Any] | str | None) -> ModelResult:
         redirect = self._redirect(name, arguments)
-        return (
-            redirect
-            if redirect is not None
-            else await self.toolset.call(name, arguments)
-        )
+        return redirect if redirect is not None else await self.toolset.call(name, arguments)
 
-    def call_sync(
-        self, name: str, arguments: Mapping[str, Any] | str | None
-    ) -> ModelResult:
+    def call_sync(self, name: str, arguments: Mapping[str, Any] | str | None) -> ModelResult:
         redirect = self._redirect(name, arguments)
-        return (
-            redirect
-            if redirect is not None
-            else self.toolset.call_sync(name, arguments)
-        )
+        return redirect if redirect is not None else self.toolset.call_sync(name, arguments)
 
-    def _redirect(
-        self, name: str, arguments: Mapping[str, Any] | str | None
-    ) -> ModelResult | None:
+    def _redirect(self, name: str, arguments: Mapping[str, Any] | str | None) -> ModelResult | None:
         target = self._held_back(name, arguments)
         if target is None:
             return None
@@ -155,25 +119,13 @@ class Bridge:
 
     def _held_back(self, name: str, arguments: Any) -> Entry | None:
         """The tool a `call_tool` call reaches, when that tool waits for approval (which call_tool cannot ask)."""
-        if (
-            name != "call_tool"
-            or self.approval is None
-            or not isinstance(arguments, Mapping)
-        ):
+        if name != "call_tool" or self.approval is None or not isinstance(arguments, Mapping):
             return None
         target = self.toolset.target(name, arguments)
-        return (
-            target
-            if target is not None and needs_approval(target, self.approval)
-            else None
-        )
+        return target if target is not None and needs_approval(target, self.approval) else None
 
     def _materialize(self, names: list[str]) -> None:
-        known = [
-            entry.provider
-            for name in names
-            if (entry := self.toolset.target(name)) is not None
-        ]
+        known = [entry.provider for name in names if (entry := self.toolset.target(name)) is not None]
         if known and self.toolset.mode == "routed":
             self.toolset.materialize(known)
 
@@ -188,8 +140,4 @@ def _found(content: Any) -> list[str]:
     tools = content.get("tools") if isinstance(content, Mapping) else None
     if not isinstance(tools, list):
         return []
-    return [
-        tool["name"]
-        for tool in tools
-        if isinstance(tool, Mapping) and isinstance(tool.get("name"), str)
-    ]
+    return [tool["name"] for tool in tools if isinstance(tool, Mapping) and isinstance(tool.get("name"), str)]

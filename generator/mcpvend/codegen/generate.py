@@ -22,7 +22,7 @@ from mcpvend.config import Config
 from mcpvend.errors import MCPVendError
 from mcpvend.lock.lockfile import Lockfile, as_served, read_configured
 from mcpvend.runtime import MCP_REQUIREMENT
-from mcpvend.runtime.files import read_text
+from mcpvend.runtime.client.files import read_text
 from mcpvend.schema_walk import leaving_references
 
 if TYPE_CHECKING:

@@ -3,7 +3,7 @@
 datamodel-code-generator (`strict_nullable`, `use_missing_sentinel`) decides which fields may be
 left out without a default: it types them `T | MISSING = MISSING`, and `T` holds None exactly
 when the schema admits null. pyright cannot read pydantic's sentinel (see
-`runtime/nullability.py`), so each such field is rewritten here:
+`runtime/wrappers/nullability.py`), so each such field is rewritten here:
 
     x: T | None | MISSING = MISSING  ->  x: T | None = None            (nullable; also `Any`: the schema `{}`)
     x: T | MISSING = MISSING         ->  x: T | None = _not_nullable() (None stands for "left out")
@@ -22,7 +22,7 @@ SENTINEL = "MISSING"
 # Imported under a private name: a class body evaluates defaults in its own namespace, where an
 # earlier field (a property named `not_nullable`) would shadow it; field names never start with `_`.
 MARKER = "_not_nullable"
-MARKER_IMPORT = f"from .._runtime.nullability import not_nullable as {MARKER}"
+MARKER_IMPORT = f"from .._runtime.wrappers.nullability import not_nullable as {MARKER}"
 
 
 def rewrite_missing(source: str) -> str:

@@ -27,7 +27,7 @@ import copy
 import re
 from typing import Any
 
-from mcpvend.runtime.pointers import pointer_get
+from mcpvend.runtime.core.pointers import pointer_get
 from mcpvend.schema_walk import subschemas
 
 _DEFINITIONS = ("$defs", "definitions")

@@ -24,7 +24,7 @@ from mcpvend.codegen.render import template_sources
 from mcpvend.codegen.vendor import runtime_sources
 from mcpvend.config import Config
 from mcpvend.lock.lockfile import Lockfile
-from mcpvend.runtime.files import read_bytes, read_text
+from mcpvend.runtime.client.files import read_bytes, read_text
 
 STATE = ".mcpvend.json"  # marks a directory as ours, and records what generated it
 # What formats or generates the bytes of the output, besides mcpvend itself (isort orders the

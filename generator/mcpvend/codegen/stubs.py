@@ -21,7 +21,7 @@ from mcpvend.codegen.plan import comment_text, docstring_literal
 from mcpvend.codegen.render import black_format
 from mcpvend.codegen.schema_prep import for_codegen
 from mcpvend.errors import MCPVendError
-from mcpvend.runtime.code_api import CodeApi, ServerStubs, function_name, parameter_names
+from mcpvend.runtime.code.api import CodeApi, ServerStubs, function_name, parameter_names
 from mcpvend.schema_walk import subschemas
 
 TYPING_MODULES = frozenset({"typing", "typing_extensions"})  # what Monty's type checker and a model both know

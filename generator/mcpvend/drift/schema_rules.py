@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from mcpvend.runtime.pointers import pointer_get
+from mcpvend.runtime.core.pointers import pointer_get
 from mcpvend.schema_walk import escape
 
 Effect = Literal["narrowed", "widened", "extended", "incompatible", "described", "other"]

@@ -19,7 +19,7 @@ from mcpvend.drift.lint import lint_document
 from mcpvend.drift.report import Section
 from mcpvend.errors import LockfileError, read_failure
 from mcpvend.lock import lockfile
-from mcpvend.runtime import files
+from mcpvend.runtime.client import files
 
 
 def read_side(spec: str, cwd: Path) -> dict[str, Any]:

@@ -17,7 +17,7 @@ from mcpvend.lock.digests import NumberOutOfRange
 from mcpvend.lock.digests import canonical as canonical
 from mcpvend.lock.digests import digest as digest
 from mcpvend.lock.digests import tool_digests as tool_digests
-from mcpvend.runtime import files
+from mcpvend.runtime.client import files
 
 if TYPE_CHECKING:
     from mcpvend.config import Config

@@ -16,7 +16,7 @@ from mcpvend.errors import MCPVendError
 from mcpvend.lock import lockfile
 from mcpvend.lock.digests import NumberOutOfRange, canonical
 from mcpvend.lock.snapshot import Rejected, take_snapshot
-from mcpvend.runtime import files
+from mcpvend.runtime.client import files
 
 Status = Literal["locked", "unchanged", "up to date", "drifted", "failed"]
 

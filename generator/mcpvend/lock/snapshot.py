@@ -18,10 +18,10 @@ from pydantic import ValidationError
 from mcpvend.config import ServerConfig, looks_like_credential
 from mcpvend.errors import MCPVendError, ServerError, printable
 from mcpvend.lock.digests import NumberOutOfRange, tool_digests
-from mcpvend.runtime import failures
-from mcpvend.runtime.connection import ProtocolViolation, WireTap, list_tools_raw, open_client
-from mcpvend.runtime.failures import validation_reason
-from mcpvend.runtime.targets import Target, redact
+from mcpvend.runtime.client import failures
+from mcpvend.runtime.client.connection import ProtocolViolation, WireTap, list_tools_raw, open_client
+from mcpvend.runtime.client.failures import validation_reason
+from mcpvend.runtime.client.targets import Target, redact
 from mcpvend.schema_walk import escape, leaving_references
 
 _STDERR_TAIL_LINES = 12

@@ -10,18 +10,18 @@ import functools
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal, TextIO
 
-from .audit import AuditTrail
-from .budget import MATERIALIZE_CAPS, Budget, RequestedMode
-from .catalog import Catalog, Entry, Filter, RankerFactory
-from .code_api import load as load_code_api
-from .formats import choose_format
-from .manifest import load_manifest
-from .pinning import DEFAULT_PIN_TTL, Pinning
-from .pool import DEFAULT_TIMEOUT, Connection, Pool
-from .results import DEFAULT_MAX_CHARS, MediaStore
-from .routing import Router, Routing
-from .sandbox import CodeLimits
-from .toolset import ToolSet
+from .audit.trail import AuditTrail
+from .client.manifest import load_manifest
+from .client.pinning import DEFAULT_PIN_TTL, Pinning
+from .client.pool import DEFAULT_TIMEOUT, Connection, Pool
+from .code.api import load as load_code_api
+from .code.sandbox import CodeLimits
+from .core.budget import MATERIALIZE_CAPS, Budget, RequestedMode
+from .core.catalog import Catalog, Entry, Filter, RankerFactory
+from .core.results import DEFAULT_MAX_CHARS, MediaStore
+from .core.toolset import ToolSet
+from .routing.rules import Router, Routing
+from .textformats.choice import choose_format
 
 ModelSize = Literal["small", "medium", "large"]
 

@@ -14,12 +14,12 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-from ..catalog import Entry
-from ..results import ModelResult, error_result
-from ..specs import META_NAMES, opened
+from ..core.catalog import Entry
+from ..core.results import ModelResult, error_result
+from ..core.specs import META_NAMES, opened
 
 if TYPE_CHECKING:
-    from ..toolset import ToolSet
+    from ..core.toolset import ToolSet
 
 Approval = Literal["destructive", "always"]
 

@@ -1,0 +1,274 @@
+# Vendored from mcpvend 0.1.0 by `mcpvend generate`: do not edit.
+"""One connection per server, shared by every concurrent call; started on first use, restarted after a crash.
+
+An `mcp.Client` must be entered and left by the same task, but a toolset's calls come from
+whatever tasks the agent runs. So each connection is held open by a task of its own (`_hold`)
+until it is closed, and calls only borrow the client. A call that finds the server gone
+restarts it once for everybody (by generation number), and is sent again only when the tool's
+reviewed annotations say it is read-only or idempotent: anything else might have run already.
+
+Nothing is resolved before a server is first needed: its env and header values (and the
+variables they name) are read when it starts, so a toolset over many servers works, offline,
+without the credentials of the ones it never calls. Starting has its own bound (the lockfile's
+`timeout`, or `start_timeout`), separate from each call's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, TextIO
+
+import anyio
+import mcp_types as types
+from mcp import Client, MCPError
+
+from ..core.catalog import Entry
+from . import failures
+from .connection import Link, WireTap, beside, call_tool, open_client
+from .manifest import ConnectError, Manifest
+from .pinning import DEFAULT_PIN_TTL, DriftError, Pinning, Pins, watch_tool_changes
+from .targets import Target, redact
+
+DEFAULT_TIMEOUT = 60.0
+_GONE = (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream, ConnectionError)
+
+
+class CallFailed(Exception):
+    """A call that produced no tool result; the message is safe to show the model (no secrets)."""
+
+
+def _gone(exc: BaseException, link: Link) -> bool:
+    """Whether the connection is lost (the server will be started anew), not that the server answered an error."""
+    if isinstance(exc, _GONE):
+        return True
+    return isinstance(exc, MCPError) and exc.code == types.CONNECTION_CLOSED and not link.open
+
+
+@dataclass
+class _Live:
+    client: Client
+    tap: WireTap | None
+    link: Link
+    generation: int
+    stop: asyncio.Event
+    holder: asyncio.Task[None]
+
+
+@dataclass
+class Connection:
+    """A server a toolset may call, and the connection to it when there is one."""
+
+    manifest: Manifest
+    resolve: Callable[[], Target]  # where the server is, with its credentials: asked when it first starts
+    pinning: Pinning = "strict"
+    timeout: float = DEFAULT_TIMEOUT  # each call
+    start_timeout: float | None = None  # None: the lockfile's
+    pin_ttl: float = DEFAULT_PIN_TTL
+    errlog: TextIO | None = None
+    restarts: int = 0  # how often a lost server was started again
+    target: Target | None = field(default=None, init=False, repr=False)
+    pins: Pins = field(init=False, repr=False)
+    _live: _Live | None = field(default=None, repr=False)
+    _lock: asyncio.Lock = field(default_factory=asyncio.Lock, repr=False)
+    _generation: int = field(default=0, repr=False)
+
+    def __post_init__(self) -> None:
+        ttl = self.pin_ttl if self.manifest.transport == "http" else None
+        self.pins = Pins(self.manifest.server, self.manifest.reviewed, self.pinning, ttl=ttl)
+
+    @property
+    def start_limit(self) -> float:
+        return self.manifest.start_timeout if self.start_timeout is None else self.start_timeout
+
+    def redact(self, text: str) -> str:
+        """`text` without the target's env and header values, nor what its url and arguments expanded."""
+        return text if self.target is None else redact(text, self.target.secret_values())
+
+    async def acquire(self) -> _Live:
+        """The live connection, started if there is none (once, however many callers wait)."""
+        live = self._live
+        if live is not None and not live.holder.done():
+            if live.holder.get_loop() is not asyncio.get_running_loop():
+                raise CallFailed(
+                    f"server '{self.manifest.server}' runs in another event loop: a toolset's servers serve one loop "
+                    "(use its async calls in that loop, or only its blocking ones)"
+                )
+            return live
+        async with self._lock:
+            if self._live is not None and not self._live.holder.done():
+                return self._live
+            if self._live is not None:
+                self.restarts += 1
+                await self._close(self._live)
+            self._live = await self._start()
+            return self._live
+
+    async def lost(self, generation: int) -> None:
+        """Report that the connection of `generation` is gone, so the next `acquire` starts anew."""
+        async with self._lock:
+            if self._live is not None and self._live.generation == generation:
+                self.restarts += 1
+                live, self._live = self._live, None
+                await self._close(live)
+
+    async def call(self, entry: Entry, arguments: Mapping[str, Any]) -> types.CallToolResult | None:
+        """One attempt: the result, or None when the server went away (it will be started anew)."""
+        live = await self.acquire()
+        try:
+            with anyio.fail_after(self.start_limit):  # comparing the tools again is bounded like a start
+                await self.pins.ensure(live.client, live.tap)
+        except TimeoutError:
+            limit = self.start_limit
+            raise CallFailed(f"server '{self.manifest.server}' did not list its tools within {limit:g} s") from None
+        except Exception as exc:  # noqa: BLE001 - the model gets an error result, never an exception
+            if not _gone(failures.leaf(exc), live.link):
+                raise CallFailed(f"the server's tools could not be compared: {self._reason(exc, live.link)}") from None
+            await self.lost(live.generation)
+            return None
+        if (refusal := self.pins.refusal(entry.name)) is not None:
+            raise DriftError(f"tool '{entry.provider}' is refused: {refusal}")
+        try:
+            return await call_tool(live.client, entry.name, arguments, self.timeout)
+        except Exception as exc:  # noqa: BLE001 - the model gets an error result, never an exception
+            cause = failures.leaf(exc)
+            if isinstance(cause, MCPError) and cause.code == types.REQUEST_TIMEOUT:
+                raise CallFailed(f"tool '{entry.provider}' timed out after {self.timeout:g} s") from None
+            if not _gone(cause, live.link):
+                raise CallFailed(f"the call failed: {self._reason(cause, live.link)}") from None
+        await self.lost(live.generation)
+        return None
+
+    def _reason(self, exc: BaseException, link: Link) -> str:
+        return self.redact(failures.reason(failures.leaf(exc), open_link=link.open))
+
+    async def _start(self) -> _Live:
+        try:
+            self.target = self.resolve()
+        except ConnectError as exc:  # a variable, env value or header missing: this server only
+            raise CallFailed(str(exc)) from None
+        self._generation += 1
+        ready: asyncio.Future[tuple[Client, WireTap | None, Link]] = asyncio.get_running_loop().create_future()
+        stop = asyncio.Event()
+        starting = anyio.CancelScope()
+        holder = asyncio.get_running_loop().create_task(self._hold(self.target, ready, stop, starting))
+        try:
+            client, tap, link = await asyncio.wait_for(asyncio.shield(ready), self.start_limit)
+        except BaseException as exc:
+            # Timed out, failed or the caller cancelled: the holder must not outlive the wait, or its
+            # server would run on with nobody to close it. It is stopped by an anyio cancellation, and
+            # awaited through a shield: a cancelled caller would otherwise pass task.cancel() on to it
+            # again and again, which defeats the SDK's shielded shutdown (the server then lives on
+            # until it exits by itself).
+            starting.cancel()
+            with contextlib.suppress(BaseException):
+                await asyncio.shield(holder)
+            if isinstance(exc, TimeoutError):
+                limit = self.start_limit
+                raise CallFailed(f"server '{self.manifest.server}' did not start within {limit:g} s") from None
+            if not isinstance(exc, Exception):
+                raise
+            raise CallFailed(failures.not_started(self.manifest.server, exc, self.target.secret_values())) from None
+        return _Live(client, tap, link, self._generation, stop, holder)
+
+    async def _hold(
+        self,
+        target: Target,
+        ready: asyncio.Future[tuple[Client, WireTap | None, Link]],
+        stop: asyncio.Event,
+        starting: anyio.CancelScope,
+    ) -> None:
+        try:
+            with starting:
+                tap = WireTap() if self.pinning != "off" else None
+                link = Link()
+                caps = self.manifest.capabilities
+                opened = open_client(
+                    target,
+                    capabilities=caps,
+                    tap=tap,
+                    errlog=self.errlog,
+                    on_tools_changed=self.pins.announce,
+                    link=link,
+                )
+                async with opened as client:
+                    await self.pins.compare(client, tap)  # on every start: after a restart too
+                    async with beside(functools.partial(watch_tool_changes, client, self.pins.announce)):
+                        ready.set_result((client, tap, link))
+                        await stop.wait()
+        except Exception as exc:  # noqa: BLE001 - handed to the caller waiting on `ready`
+            if not ready.done() and not starting.cancel_called:
+                ready.set_exception(exc)
+        finally:
+            # Cancelled (a start timeout or a caller gone): whoever waited has stopped waiting, and an
+            # exception set on `ready` now would only be logged as never retrieved.
+            if not ready.done():
+                ready.cancel()
+
+    async def _close(self, live: _Live) -> None:
+        live.stop.set()
+        with contextlib.suppress(BaseException):
+            await live.holder
+
+    async def aclose(self) -> None:
+        async with self._lock:
+            if self._live is not None:
+                live, self._live = self._live, None
+                await self._close(live)
+
+
+class Pool:
+    """The connections of a toolset's servers, by server name."""
+
+    def __init__(self, connections: Mapping[str, Connection]) -> None:
+        self.connections = dict(connections)
+
+    async def call(
+        self, entry: Entry, arguments: Mapping[str, Any], *, on_retry: Callable[[], None] | None = None
+    ) -> types.CallToolResult:
+        """Run one tool; raises `CallFailed` (with a message for the model) when there is no result.
+
+        `on_retry` is told when the call is sent again after a restart (the audit trail counts it).
+        """
+        connection = self.connections[entry.server]
+        result = await connection.call(entry, arguments)
+        if result is not None:
+            return result
+        if not entry.retry_safe:
+            raise CallFailed(
+                f"server '{entry.server}' stopped during the call and was restarted; the call was not repeated "
+                f"because '{entry.provider}' is not annotated read-only or idempotent (it may have run)"
+            )
+        if on_retry is not None:
+            on_retry()
+        result = await connection.call(entry, arguments)
+        if result is None:
+            raise CallFailed(f"server '{entry.server}' stopped during the call twice; giving up")
+        return result
+
+    async def check(self, servers: Sequence[str] | None = None) -> None:
+        """Start the servers (all, or the named ones) at once; see `ToolSet.check`."""
+        names = list(self.connections) if servers is None else list(servers)
+        unknown = [n for n in names if n not in self.connections]
+        if unknown:
+            raise KeyError(f"no server named {unknown[0]!r} in this toolset")
+        failed: dict[str, str] = {}
+
+        async def start(name: str) -> None:
+            try:
+                await self.connections[name].acquire()
+            except CallFailed as exc:
+                failed[name] = str(exc)
+
+        async with anyio.create_task_group() as group:
+            for name in names:
+                group.start_soon(start, name)
+        if failed:
+            raise ConnectError("\n".join(failed[name] for name in names if name in failed))
+
+    async def aclose(self) -> None:
+        for connection in self.connections.values():
+            await connection.aclose()

@@ -1,0 +1,198 @@
+# Vendored from mcpvend 0.1.0 by `mcpvend generate`: do not edit.
+"""Where a server is, and the names the config uses for what a client advertises.
+
+Kept free of `mcp` imports so that reading a config (and `generate --check`) stays fast.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import logging
+import re
+import threading
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Literal
+
+Capability = Literal["elicitation", "roots", "sampling"]
+CAPABILITIES: tuple[Capability, ...] = ("elicitation", "roots", "sampling")
+Protocol = Literal["auto", "legacy", "2026-07-28"]
+PROTOCOLS: tuple[Protocol, ...] = ("auto", "legacy", "2026-07-28")
+_SHORTEST_SECRET = 4  # "1" or "on" would redact half of every message and protect nothing
+VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+
+
+class MissingVariable(KeyError):
+    """A `${VAR}` with no default names a variable the environment lacks."""
+
+
+def interpolate(text: str, environ: Mapping[str, str]) -> str:
+    """Expand `${VAR}` and `${VAR:-default}`; a missing variable without a default raises MissingVariable."""
+
+    def one(match: re.Match[str]) -> str:
+        name, default = match.group(1), match.group(2)
+        if name in environ:
+            return environ[name]
+        if default is not None:
+            return default
+        raise MissingVariable(name)
+
+    return VARIABLE.sub(one, text)
+
+
+@dataclass(frozen=True)
+class StdioTarget:
+    """A server started as a child process, with every value already interpolated.
+
+    `secrets` are the values that came from `${VAR}`s and must never be shown (env values always
+    count too); they stay out of `repr` and equality, so a target can be compared and logged.
+    """
+
+    command: str
+    args: tuple[str, ...] = ()
+    env: Mapping[str, str] = field(default_factory=dict)
+    cwd: str | None = None
+    secrets: frozenset[str] = field(default=frozenset(), compare=False)
+
+    def secret_values(self) -> frozenset[str]:
+        return meaningful([*self.env.values(), *self.secrets])
+
+    def __repr__(self) -> str:
+        shown = f"command={self.command!r}, args={self.args!r}, cwd={self.cwd!r}"
+        return f"StdioTarget({redact(shown, self.secret_values())}, env names={sorted(self.env)})"
+
+
+@dataclass(frozen=True)
+class HttpTarget:
+    """A streamable-HTTP endpoint, with every value already interpolated (see `StdioTarget.secrets`)."""
+
+    url: str
+    headers: Mapping[str, str] = field(default_factory=dict)
+    secrets: frozenset[str] = field(default=frozenset(), compare=False)
+
+    def secret_values(self) -> frozenset[str]:
+        """Header values, and the credentials of a `Scheme credentials` one (a server may quote just those)."""
+        credentials = [v.split(None, 1)[1] for v in self.headers.values() if len(v.split(None, 1)) == 2]
+        return meaningful([*self.headers.values(), *credentials, *self.secrets])
+
+    def __repr__(self) -> str:
+        return f"HttpTarget(url={redact(self.url, self.secret_values())!r}, header names={sorted(self.headers)})"
+
+
+Target = StdioTarget | HttpTarget
+
+
+def meaningful(values: Iterable[str]) -> frozenset[str]:
+    """The values worth redacting, and their percent-decoded form (a URL's userinfo is sent decoded)."""
+    given = tuple(values)
+    from urllib.parse import unquote  # here: reading a config (`generate --check`) needs no URL parsing
+
+    return frozenset(v for v in (*given, *map(unquote, given)) if len(v) >= _SHORTEST_SECRET)
+
+
+def redact(text: str, secrets: frozenset[str]) -> str:
+    r"""Replace every secret value in a message by `***`, in any form it takes on the way.
+
+    A value put into a URL comes back percent-encoded in log lines and error messages (httpx
+    encodes `=` in userinfo, spaces everywhere), and one printed inside JSON comes back escaped
+    (`\u00e9`, `\"`): a plain search for the value would miss those copies.
+    """
+    pattern = _pattern(secrets)
+    return text if pattern is None else pattern.sub("***", text)
+
+
+_UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+
+
+def _forms(char: str) -> str:
+    """A regex for one character of a secret: itself, percent-encoded (either case), or escaped."""
+    if char in _UNRESERVED:
+        return re.escape(char)
+    forms = [re.escape(char), "(?i:" + re.escape("".join(f"%{b:02X}" for b in char.encode())) + ")"]
+    escaped = json.dumps(char)[1:-1]  # \" \\ \u00e9 \n ...
+    if escaped != char:
+        forms.append("(?i:" + re.escape(escaped) + ")")
+    if not char.isascii():
+        forms.append("(?i:" + re.escape("".join(f"\\x{b:02x}" for b in char.encode())) + ")")  # a bytes repr
+    if char == "'":
+        forms.append(re.escape("\\'"))  # inside a Python repr
+    if char == " ":
+        forms.append(re.escape("+"))  # a query string's space
+    return "(?:" + "|".join(forms) + ")"
+
+
+@functools.lru_cache(maxsize=64)
+def _pattern(secrets: frozenset[str]) -> re.Pattern[str] | None:
+    if not secrets:
+        return None
+    ordered = sorted(secrets, key=lambda s: (-len(s), s))  # longest first: an overlap cannot leak a piece
+    return re.compile("|".join("".join(_forms(c) for c in secret) for secret in ordered))
+
+
+class RedactingFilter(logging.Filter):
+    """Takes every secret value registered so far out of log records (message, arguments, traceback).
+
+    The SDK and httpx log the URL of every request (with its query and userinfo) and the headers
+    of responses (a redirect's `Location`); `mcpvend -v` and an application logging at INFO would
+    otherwise print the credentials configured for a server. Values are added as servers are
+    reached and never removed: a record may be logged after its connection has closed.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._secrets: frozenset[str] = frozenset()
+        self._lock = threading.Lock()
+
+    def add(self, secrets: frozenset[str]) -> None:
+        with self._lock:
+            self._secrets = self._secrets | secrets
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        secrets = self._secrets
+        if not secrets:
+            return True
+        try:
+            message = record.getMessage()
+        except Exception:  # noqa: BLE001 - a record whose arguments do not fit its format is still shown
+            message = f"{record.msg} (arguments: {record.args!r})"
+        record.msg, record.args = redact(message, secrets), ()
+        if record.exc_info and not record.exc_text:
+            record.exc_text = logging.Formatter().formatException(record.exc_info)
+        if record.exc_text:
+            record.exc_text = redact(record.exc_text, secrets)
+        if record.stack_info:
+            record.stack_info = redact(record.stack_info, secrets)
+        return True
+
+
+REDACTING_FILTER = RedactingFilter()
+# Where the SDK, httpx and asyncio log what a connection sends and receives: these loggers and
+# their children, and by name those created only when their module is first used.
+_LOGGED_BY = ("httpx2", "httpcore2", "mcp", "client", "asyncio", "sse_starlette")
+_LOGGERS = (
+    "httpcore2.connection",
+    "httpcore2.http11",
+    "httpcore2.http2",
+    "httpcore2.proxy",
+    "httpcore2.socks",
+    "mcp.client.stdio",
+    "mcp.client.streamable_http",
+    "sse_starlette.sse",  # logs every chunk a server sends: results, when the package is served
+)
+
+
+def guard_logs(secrets: frozenset[str]) -> None:
+    """Register `secrets` with the filter and put it on every logger that may log them.
+
+    A filter on a logger sees only the records of that very logger, so each one under the
+    prefixes gets it (existing loggers now: they are created when their modules are imported).
+    """
+    if not secrets:
+        return
+    REDACTING_FILTER.add(secrets)
+    names = [n for n in list(logging.Logger.manager.loggerDict) if n.split(".")[0] in _LOGGED_BY]
+    for name in {*names, *_LOGGED_BY, *_LOGGERS}:
+        logger = logging.getLogger(name)
+        if REDACTING_FILTER not in logger.filters:
+            logger.addFilter(REDACTING_FILTER)

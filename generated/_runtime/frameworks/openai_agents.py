@@ -1,0 +1,69 @@
+# Vendored from mcpvend 0.1.0 by `mcpvend generate`: do not edit.
+"""The OpenAI Agents SDK: the toolset as one `MCPServer` in the agent's process, no subprocess.
+
+The SDK lists an MCP server's tools at every turn, so routed mode's found tools appear on the
+next turn. Each server object is one conversation (a `ToolSet.session` view); the servers it
+calls run in the toolset, so `connect` and `cleanup` have nothing to do.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agents import AgentBase, RunContextWrapper  # type: ignore[import-not-found, unused-ignore]
+from agents.mcp import MCPServer  # type: ignore[import-not-found, unused-ignore]
+from mcp.types import CallToolResult, GetPromptResult, ListPromptsResult, TextContent, Tool, ToolAnnotations
+
+from .bridge import Bridge
+
+
+class AgentsServer(MCPServer):  # type: ignore[misc, unused-ignore]
+    """The tools of a `ToolSet` for an Agents SDK agent (`ToolSet.for_openai_agents`)."""
+
+    def __init__(self, bridge: Bridge, *, name: str) -> None:
+        # A policy asked per tool, so a tool found later in routed mode waits for approval too.
+        super().__init__(require_approval=self._needs_approval if bridge.approval else None)
+        self.bridge = bridge
+        self._name = name
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    async def connect(self) -> None:
+        """The toolset starts its servers on first use."""
+
+    async def cleanup(self) -> None:
+        """The toolset owns its servers: closing it stops them."""
+
+    async def list_tools(
+        self, run_context: RunContextWrapper[Any] | None = None, agent: AgentBase | None = None
+    ) -> list[Tool]:
+        return [
+            Tool(
+                name=d.name,
+                description=d.description,
+                input_schema=d.parameters,
+                annotations=ToolAnnotations.model_validate(d.annotations) if d.annotations else None,
+            )
+            for d in self.bridge.definitions()
+        ]
+
+    async def call_tool(
+        self, tool_name: str, arguments: dict[str, Any] | None, meta: dict[str, Any] | None = None
+    ) -> CallToolResult:
+        result = await self.bridge.call(tool_name, arguments)
+        return CallToolResult(
+            content=[TextContent(type="text", text=result.text)],
+            structured_content=result.structured if isinstance(result.structured, dict) else None,
+            is_error=result.is_error,
+        )
+
+    async def list_prompts(self) -> ListPromptsResult:
+        return ListPromptsResult(prompts=[])
+
+    async def get_prompt(self, name: str, arguments: dict[str, Any] | None = None) -> GetPromptResult:
+        raise ValueError(f"{self._name} serves tools only: there is no prompt {name!r}")
+
+    def _needs_approval(self, run_context: RunContextWrapper[Any], agent: AgentBase, tool: Tool) -> bool:
+        return self.bridge.approval_required(tool.name)

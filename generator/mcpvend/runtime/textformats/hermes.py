@@ -1,0 +1,102 @@
+"""Hermes tool calls: `<tools>` in the system prompt, `<tool_call>{json}</tool_call>`, `<tool_response>`.
+
+The convention of Nous Research's Hermes 2 Pro and Hermes 3 models (and of Qwen 2.5, trained on it), as
+their model cards show it under "Prompt Format for Function Calling", e.g.
+https://huggingface.co/NousResearch/Hermes-3-Llama-3.2-3B: the system prompt below, word for word, with
+each tool as `{"type": "function", "function": {...}}`; a call as `<tool_call>\\n{"arguments": ...,
+"name": ...}\\n</tool_call>`; a result in the `tool` role as `<tool_response>\\n{"name": ..., "content":
+...}\\n</tool_response>`. Several calls are several blocks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ..core.results import ModelResult
+from ..core.specs import ToolSpec
+from .calls import CallError, Found, ParsedCall, RawError, content, decode_at, dumps, read_call, snippet
+
+OPEN, CLOSE = "<tool_call>", "</tool_call>"
+PROMPT_HEAD = (
+    "You are a function calling AI model. You are provided with function signatures within <tools></tools> XML "
+    "tags. You may call one or more functions to assist with the user query. Don't make assumptions about what "
+    "values to plug into functions. Here are the available tools: <tools> "
+)
+PROMPT_TAIL = (
+    "  </tools> Use the following pydantic model json schema for each tool call you will make: "
+    '{"properties": {"arguments": {"title": "Arguments", "type": "object"}, "name": {"title": "Name", "type": '
+    '"string"}}, "required": ["arguments", "name"], "title": "FunctionCall", "type": "object"} For each function '
+    "call return a json object with function name and arguments within <tool_call></tool_call> XML tags as "
+    'follows:\n<tool_call>\n{"arguments": <args-dict>, "name": <function-name>}\n</tool_call>'
+)
+
+
+@dataclass(frozen=True)
+class Hermes:
+    name: str = "hermes"
+    role: str = "tool"
+
+    def wire_name(self, name: str) -> str:
+        return name
+
+    def prompt(self, tools: Sequence[ToolSpec]) -> str:
+        rendered = [
+            dumps(
+                {
+                    "type": "function",
+                    "function": {"name": t.name, "description": t.description, "parameters": dict(t.input_schema)},
+                },
+                escape_markup=True,
+            )
+            for t in tools
+        ]
+        return PROMPT_HEAD + " ".join(rendered) + PROMPT_TAIL
+
+    def render_calls(self, calls: Sequence[ParsedCall]) -> str:
+        return "\n".join(f"{OPEN}\n{dumps({'arguments': dict(c.arguments), 'name': c.name})}\n{CLOSE}" for c in calls)
+
+    def parse(self, text: str) -> Found:
+        """Every `<tool_call>` block; the JSON is decoded first, so a `</tool_call>` inside a string is text.
+
+        A block whose JSON is whole but whose `</tool_call>` never comes (a generation stopped at the tag,
+        or a model that forgot it) counts: what follows it is prose, or the next block.
+        """
+        found = Found()
+        prose: list[str] = []
+        position = 0
+        while (start := text.find(OPEN, position)) >= 0:
+            prose.append(text[position:start])
+            body = start + len(OPEN)
+            decoded = decode_at(text, body)
+            scan = decoded[1] if isinstance(decoded, tuple) else body  # tags inside a decoded string are text
+            close, following = text.find(CLOSE, scan), text.find(OPEN, scan)
+            unclosed = close < 0 or 0 <= following < close
+            if isinstance(decoded, tuple):
+                after = len(text) - len(text[scan:].lstrip())
+                if text.startswith(CLOSE, after) or unclosed:
+                    found.items.append(read_call(decoded[0]))
+                    position = after + len(CLOSE) if text.startswith(CLOSE, after) else scan
+                    continue
+                problem = f"{CLOSE} must follow the JSON object"
+            else:
+                problem = decoded
+            if unclosed:  # the broken block runs to the next one, or to the end
+                block_end = stop = following if following >= 0 else len(text)
+            else:
+                block_end, stop = close, close + len(CLOSE)
+            block = text[body:block_end]
+            found.items.append(
+                RawError(
+                    f"could not read the tool call {snippet(block)}: {problem}. Write each call as "
+                    f'{OPEN}\\n{{"arguments": {{...}}, "name": "..."}}\\n{CLOSE}'
+                )
+            )
+            position = stop
+        prose.append(text[position:])
+        found.text = "".join(prose).strip()
+        return found
+
+    def render_result(self, call: ParsedCall | CallError, result: ModelResult) -> str:
+        body = dumps({"name": call.name, "content": content(result)}, escape_markup=True)
+        return f"<tool_response>\n{body}\n</tool_response>"
