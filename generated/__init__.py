@@ -11,8 +11,8 @@
 - `filesystem`: server filesystem (14 tools)
 - `time`: server time (2 tools)
 
-`toolset(servers=[...], mode="auto")` hands these tools to an LLM (see `_runtime/package.py`); the
-errors, results, records and rankers every server shares are exported here too, loaded on first use.
+`toolset(servers=[...], mode="auto")` hands these tools to an LLM; the toolset's types and options, and
+the errors, results and records every server shares, are exported here too, loaded on first use.
 Needs `mcp>=2.3,<2.4` at run time (and the pydantic it brings): the range mcpvend was tested with.
 """
 
@@ -21,24 +21,63 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from ._runtime.audit.trail import AuditOptions
     from ._runtime.client.manifest import ConnectError
-    from ._runtime.package import PackageToolsets
+    from ._runtime.client.options import ConnectionOptions
     from ._runtime.client.pinning import DriftError
-    from ._runtime.wrappers.reviewed import ReviewedTool
+    from ._runtime.code.mode import CodeOptions
+    from ._runtime.code.sandbox import CodeLimits
+    from ._runtime.core.budget import Budget, FormatChoice, Plan, StrictReport
+    from ._runtime.core.catalog import Entry
+    from ._runtime.core.options import ResultOptions, SearchOptions
+    from ._runtime.core.results import MediaRef, ModelResult
+    from ._runtime.core.steps import Decision, RouteInputs, RoutingError
+    from ._runtime.package import PackageToolsets
+    from ._runtime.routing.rules import RouteRequest, RoutingOptions, load_routing
     from ._runtime.semantic.hybrid import hybrid
+    from ._runtime.textformats.calls import CallError, ParsedCall, ParsedCalls
+    from ._runtime.textformats.choice import TextOptions
+    from ._runtime.textformats.prompting import Prepared
+    from ._runtime.toolset import ToolSet
+    from ._runtime.wrappers.reviewed import ReviewedTool
     from ._runtime.wrappers.tools import ToolError, ToolResult, from_wire
 
     toolset: PackageToolsets
 
 __all__ = [
     "SERVERS",
+    "AuditOptions",
+    "Budget",
+    "CallError",
+    "CodeLimits",
+    "CodeOptions",
     "ConnectError",
+    "ConnectionOptions",
+    "Decision",
     "DriftError",
+    "Entry",
+    "FormatChoice",
+    "MediaRef",
+    "ModelResult",
+    "ParsedCall",
+    "ParsedCalls",
+    "Plan",
+    "Prepared",
+    "ResultOptions",
     "ReviewedTool",
+    "RouteInputs",
+    "RouteRequest",
+    "RoutingError",
+    "RoutingOptions",
+    "SearchOptions",
+    "StrictReport",
+    "TextOptions",
     "ToolError",
     "ToolResult",
+    "ToolSet",
     "from_wire",
     "hybrid",
+    "load_routing",
     "toolset",
 ]
 
@@ -51,22 +90,49 @@ SERVERS = (
 # The runtime module of each shared name: imported when the name is first used, so that importing
 # the package loads no SDK (a server subpackage does).
 _RUNTIME = {
+    "AuditOptions": "audit.trail",
+    "Budget": "core.budget",
+    "CallError": "textformats.calls",
+    "CodeLimits": "code.sandbox",
+    "CodeOptions": "code.mode",
     "ConnectError": "client.manifest",
+    "ConnectionOptions": "client.options",
+    "Decision": "core.steps",
     "DriftError": "client.pinning",
+    "Entry": "core.catalog",
+    "FormatChoice": "core.budget",
+    "MediaRef": "core.results",
+    "ModelResult": "core.results",
+    "ParsedCall": "textformats.calls",
+    "ParsedCalls": "textformats.calls",
+    "Plan": "core.budget",
+    "Prepared": "textformats.prompting",
+    "ResultOptions": "core.options",
     "ReviewedTool": "wrappers.reviewed",
+    "RouteInputs": "core.steps",
+    "RouteRequest": "routing.rules",
+    "RoutingError": "core.steps",
+    "RoutingOptions": "routing.rules",
+    "SearchOptions": "core.options",
+    "StrictReport": "core.budget",
+    "TextOptions": "textformats.choice",
     "ToolError": "wrappers.tools",
     "ToolResult": "wrappers.tools",
+    "ToolSet": "toolset",
     "from_wire": "wrappers.tools",
     "hybrid": "semantic.hybrid",
+    "load_routing": "routing.rules",
 }
 
 
 def __getattr__(name: str) -> Any:
-    # `toolset` is made on first use, so that importing the package starts nothing and loads no SDK.
+    # `toolset` is made on first use, so that importing the package starts nothing and loads no SDK;
+    # kept, so that `toolset` is one object however often it is asked for.
     if name == "toolset":
         from ._runtime.package import PackageToolsets
 
-        return PackageToolsets(__name__, SERVERS)
+        made = globals().setdefault("toolset", PackageToolsets(__name__, SERVERS))
+        return made
     if name in _RUNTIME:
         # Imported here: a server's subpackage may be named `importlib`.
         from importlib import import_module

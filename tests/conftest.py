@@ -189,10 +189,10 @@ def corpus_servers() -> dict[str, list[dict[str, Any]]]:
 
 def lock_documents(directory: Path, servers: dict[str, list[dict[str, Any]]]) -> Path:
     """Write verified lockfiles for tool lists directly (for generation tests that need no server)."""
-    from mcpvend import atomic
     from mcpvend.config import ServerConfig
     from mcpvend.lock import lockfile
     from mcpvend.lock.snapshot import Snapshot
+    from mcpvend.runtime.client import files as atomic
 
     config_lines = []
     for name, tools in servers.items():

@@ -12,11 +12,11 @@ from typing import Any
 import pytest
 
 from conftest import REPO
-from mcpvend import atomic
 from mcpvend.config import ServerConfig
 from mcpvend.errors import LockfileError
 from mcpvend.lock import lockfile
 from mcpvend.lock.snapshot import Rejected, Snapshot
+from mcpvend.runtime.client import files as atomic
 
 TOOL = {"name": "t", "description": "Ünïcode ✓", "inputSchema": {"type": "object", "properties": {"b": {}, "a": {}}}}
 

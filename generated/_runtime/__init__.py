@@ -7,3 +7,40 @@ It imports the standard library, `mcp` and what `mcp` itself requires, nothing e
 
 # The `mcp` releases the suite ran against; pyproject.toml requires the same range.
 MCP_REQUIREMENT = "mcp>=2.3,<2.4"
+
+# Every name the generated package exports from its root, by the runtime module that defines it: what
+# users import (`from generated import ToolSet, SearchOptions`); nothing documented needs `_runtime`.
+PUBLIC: dict[str, str] = {
+    "AuditOptions": "audit.trail",
+    "Budget": "core.budget",
+    "CallError": "textformats.calls",
+    "CodeLimits": "code.sandbox",
+    "CodeOptions": "code.mode",
+    "ConnectError": "client.manifest",
+    "ConnectionOptions": "client.options",
+    "Decision": "core.steps",
+    "DriftError": "client.pinning",
+    "Entry": "core.catalog",
+    "FormatChoice": "core.budget",
+    "MediaRef": "core.results",
+    "ModelResult": "core.results",
+    "ParsedCall": "textformats.calls",
+    "ParsedCalls": "textformats.calls",
+    "Plan": "core.budget",
+    "Prepared": "textformats.prompting",
+    "ResultOptions": "core.options",
+    "ReviewedTool": "wrappers.reviewed",
+    "RouteInputs": "core.steps",
+    "RouteRequest": "routing.rules",
+    "RoutingError": "core.steps",
+    "RoutingOptions": "routing.rules",
+    "SearchOptions": "core.options",
+    "StrictReport": "core.budget",
+    "TextOptions": "textformats.choice",
+    "ToolError": "wrappers.tools",
+    "ToolResult": "wrappers.tools",
+    "ToolSet": "toolset",
+    "from_wire": "wrappers.tools",
+    "hybrid": "semantic.hybrid",
+    "load_routing": "routing.rules",
+}

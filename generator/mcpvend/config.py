@@ -15,7 +15,7 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, cast
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 from mcpvend.errors import ConfigError, read_failure
 from mcpvend.runtime.client import files
@@ -32,6 +32,9 @@ from mcpvend.runtime.client.targets import (
     interpolate,
     meaningful,
 )
+
+if TYPE_CHECKING:
+    from mcpvend.runtime.routing.rules import RoutingOptions
 
 CONFIG_NAMES = ("mcpvend.toml", "pyproject.toml", ".mcp.json")
 DEFAULT_TIMEOUT = 30.0
@@ -126,7 +129,7 @@ class Config:
     lockfiles: Path
     output: Path
     lint_ignore: tuple[str, ...] = ()  # `[lint] ignore`, RULE@SERVER/TOOL; rule ids are checked by drift.ignore
-    routing: Mapping[str, Any] = field(default_factory=dict)  # `[routing]` as toolset() options (bundles, routes, ...)
+    routing: RoutingOptions | None = None  # `[routing]`, as toolset() takes it
 
     @property
     def base_dir(self) -> Path:
@@ -243,13 +246,11 @@ def _lint_ignore(path: Path, lint: object) -> tuple[str, ...]:
     return tuple(entries)
 
 
-def _routing(path: Path, routing: object, servers: Mapping[str, ServerConfig]) -> dict[str, Any]:
+def _routing(path: Path, routing: object, servers: Mapping[str, ServerConfig]) -> RoutingOptions | None:
     if routing == {}:
-        return {}
-    from mcpvend.runtime.routing.rules import (  # the catalog it needs costs `--check` 20 ms
-        RoutingError,
-        routing_options,
-    )
+        return None
+    from mcpvend.runtime.core.steps import RoutingError  # the catalog it needs costs `--check` 20 ms
+    from mcpvend.runtime.routing.rules import routing_options
 
     try:
         return routing_options(routing, where=f"{path}: [routing]", servers=servers)

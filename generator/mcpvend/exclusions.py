@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mcpvend.atomic import write_atomic
 from mcpvend.errors import read_failure
 from mcpvend.runtime.client import files
+from mcpvend.runtime.client.files import write_atomic
 
 PYPROJECT = "pyproject.toml"
 _RUFF_FILES = ("ruff.toml", ".ruff.toml")  # ruff reads these instead of pyproject.toml when present

@@ -17,10 +17,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from mcpvend.atomic import write_atomic
 from mcpvend.config import ServerConfig, load_config
 from mcpvend.errors import ConfigError
 from mcpvend.exclusions import exclude_output
+from mcpvend.runtime.client.files import write_atomic
 from mcpvend.runtime.client.targets import VARIABLE
 
 TARGET = "mcpvend.toml"

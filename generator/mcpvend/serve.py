@@ -38,7 +38,7 @@ if TYPE_CHECKING:
 
     from mcpvend.runtime.core.budget import RequestedMode
     from mcpvend.runtime.core.results import ModelResult
-    from mcpvend.runtime.core.toolset import ToolSet
+    from mcpvend.runtime.toolset import ToolSet
 
 Transport = Literal["stdio", "http"]
 LOOPBACK = "127.0.0.1"
@@ -95,21 +95,23 @@ def load_toolset(config: Config, options: ServeOptions) -> ToolSet:
         raise ServeError(f"{config.output} is stale; run `mcpvend generate` before serving it")
     env, headers = _values(config, chosen)
     package = _import_package(config.output)
-    # The package's vendored runtime is this repo's runtime, copied: same classes, another module path.
+    # The package's vendored runtime is this repo's runtime, copied: its own classes, under another module path.
+    routing = None
+    if config.routing is not None:  # [routing] bundles are categories; no route is decided here (an MCP request
+        bundles, descriptions = config.routing.bundles, config.routing.descriptions  # says nothing of its step)
+        routing = package.RoutingOptions(bundles, descriptions=descriptions)
     try:
         toolset = package.toolset(
             list(options.servers) or None,
             mode=options.mode,
-            context_window=options.context_window,
-            ranker=options.ranker,
-            env=env,
-            headers=headers,
-            cwd=str(config.base_dir),
-            errlog=sys.stderr,
+            budget=package.Budget(context_window=options.context_window),
+            connection=package.ConnectionOptions(env=env, headers=headers, cwd=str(config.base_dir), errlog=sys.stderr),
+            search=package.SearchOptions(ranker=options.ranker),
             # [routing] bundles are categories; no route is decided here (no MCP request says its step)
-            bundles=config.routing.get("bundles"),
-            bundle_descriptions=config.routing.get("bundle_descriptions"),
-            audit_dir=options.audit_dir,
+            routing=None
+            if routing is None
+            else package.RoutingOptions(routing.bundles, descriptions=routing.descriptions),
+            audit=None if options.audit_dir is None else package.AuditOptions(options.audit_dir),
         )
     except Exception as exc:  # noqa: BLE001 - the vendored runtime's ConnectError is a class of its own
         raise ServeError(str(exc.args[0]) if exc.args else type(exc).__name__) from None
@@ -273,7 +275,7 @@ async def _serve_stdio(toolset: ToolSet, announce: Callable[[str], None]) -> Non
         async with stdio_server() as (read, write):
             await server.run(read, write, server.create_initialization_options())
     finally:
-        await toolset.aclose()
+        await toolset.close()
 
 
 async def _serve_http(toolset: ToolSet, host: str, port: int, announce: Callable[[str], None]) -> None:
@@ -288,7 +290,7 @@ async def _serve_http(toolset: ToolSet, host: str, port: int, announce: Callable
         announce(f"serving {_summary(toolset)} on http://{shown}:{bound}{HTTP_PATH}")
         await web.serve(sockets=[listener])
     finally:
-        await toolset.aclose()
+        await toolset.close()
 
 
 def _quiet_exit(base: type[uvicorn.Server]) -> type[uvicorn.Server]:

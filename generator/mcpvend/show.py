@@ -17,7 +17,7 @@ from mcpvend.lock.lockfile import Lockfile
 from mcpvend.runtime.core.budget import Budget
 from mcpvend.runtime.core.catalog import Catalog, Entry
 from mcpvend.runtime.core.specs import compact_spec, full_spec, tokens
-from mcpvend.runtime.core.toolset import ToolSet
+from mcpvend.runtime.toolset import ToolSet
 
 # MCP's defaults when a hint is absent: not read-only, destructive, not idempotent, open world.
 _HINTS = (("readOnlyHint", "read-only", False), ("destructiveHint", "destructive", True))

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TextIO
@@ -26,11 +25,11 @@ import anyio
 import mcp_types as types
 from mcp import Client, MCPError
 
-from ..core.catalog import Entry
 from . import failures
-from .connection import Link, WireTap, beside, call_tool, open_client
+from .connection import Link, WireTap, call_tool
 from .manifest import ConnectError, Manifest
-from .pinning import DEFAULT_PIN_TTL, DriftError, Pinning, Pins, watch_tool_changes
+from .pinning import DEFAULT_PIN_TTL, DriftError, Pinning, Pins
+from .session import pinned_client
 from .targets import Target, redact
 
 DEFAULT_TIMEOUT = 60.0
@@ -115,8 +114,9 @@ class Connection:
                 live, self._live = self._live, None
                 await self._close(live)
 
-    async def call(self, entry: Entry, arguments: Mapping[str, Any]) -> types.CallToolResult | None:
-        """One attempt: the result, or None when the server went away (it will be started anew)."""
+    async def call(self, tool: str, arguments: Mapping[str, Any], label: str) -> types.CallToolResult | None:
+        """One attempt at `tool` (`label`: its name as messages give it): the result, or None when the server
+        went away (it will be started anew)."""
         live = await self.acquire()
         try:
             with anyio.fail_after(self.start_limit):  # comparing the tools again is bounded like a start
@@ -129,14 +129,14 @@ class Connection:
                 raise CallFailed(f"the server's tools could not be compared: {self._reason(exc, live.link)}") from None
             await self.lost(live.generation)
             return None
-        if (refusal := self.pins.refusal(entry.name)) is not None:
-            raise DriftError(f"tool '{entry.provider}' is refused: {refusal}")
+        if (refusal := self.pins.refusal(tool)) is not None:
+            raise DriftError(f"tool '{label}' is refused: {refusal}")
         try:
-            return await call_tool(live.client, entry.name, arguments, self.timeout)
+            return await call_tool(live.client, tool, arguments, self.timeout)
         except Exception as exc:  # noqa: BLE001 - the model gets an error result, never an exception
             cause = failures.leaf(exc)
             if isinstance(cause, MCPError) and cause.code == types.REQUEST_TIMEOUT:
-                raise CallFailed(f"tool '{entry.provider}' timed out after {self.timeout:g} s") from None
+                raise CallFailed(f"tool '{label}' timed out after {self.timeout:g} s") from None
             if not _gone(cause, live.link):
                 raise CallFailed(f"the call failed: {self._reason(cause, live.link)}") from None
         await self.lost(live.generation)
@@ -183,22 +183,13 @@ class Connection:
     ) -> None:
         try:
             with starting:
-                tap = WireTap() if self.pinning != "off" else None
                 link = Link()
-                caps = self.manifest.capabilities
-                opened = open_client(
-                    target,
-                    capabilities=caps,
-                    tap=tap,
-                    errlog=self.errlog,
-                    on_tools_changed=self.pins.announce,
-                    link=link,
+                opened = pinned_client(
+                    target, self.manifest, self.pins, pinning=self.pinning, errlog=self.errlog, link=link
                 )
-                async with opened as client:
-                    await self.pins.compare(client, tap)  # on every start: after a restart too
-                    async with beside(functools.partial(watch_tool_changes, client, self.pins.announce)):
-                        ready.set_result((client, tap, link))
-                        await stop.wait()
+                async with opened as (client, tap):
+                    ready.set_result((client, tap, link))
+                    await stop.wait()
         except Exception as exc:  # noqa: BLE001 - handed to the caller waiting on `ready`
             if not ready.done() and not starting.cancel_called:
                 ready.set_exception(exc)
@@ -227,26 +218,35 @@ class Pool:
         self.connections = dict(connections)
 
     async def call(
-        self, entry: Entry, arguments: Mapping[str, Any], *, on_retry: Callable[[], None] | None = None
+        self,
+        server: str,
+        tool: str,
+        arguments: Mapping[str, Any],
+        *,
+        label: str,
+        retry_safe: bool,
+        on_retry: Callable[[], None] | None = None,
     ) -> types.CallToolResult:
         """Run one tool; raises `CallFailed` (with a message for the model) when there is no result.
 
-        `on_retry` is told when the call is sent again after a restart (the audit trail counts it).
+        A call that finds its server gone is sent again after the restart only when `retry_safe` (the
+        tool's reviewed annotations say read-only or idempotent): anything else might have run already.
+        `on_retry` is told when it is (the audit trail counts it); `label` names the tool in messages.
         """
-        connection = self.connections[entry.server]
-        result = await connection.call(entry, arguments)
+        connection = self.connections[server]
+        result = await connection.call(tool, arguments, label)
         if result is not None:
             return result
-        if not entry.retry_safe:
+        if not retry_safe:
             raise CallFailed(
-                f"server '{entry.server}' stopped during the call and was restarted; the call was not repeated "
-                f"because '{entry.provider}' is not annotated read-only or idempotent (it may have run)"
+                f"server '{server}' stopped during the call and was restarted; the call was not repeated "
+                f"because '{label}' is not annotated read-only or idempotent (it may have run)"
             )
         if on_retry is not None:
             on_retry()
-        result = await connection.call(entry, arguments)
+        result = await connection.call(tool, arguments, label)
         if result is None:
-            raise CallFailed(f"server '{entry.server}' stopped during the call twice; giving up")
+            raise CallFailed(f"server '{server}' stopped during the call twice; giving up")
         return result
 
     async def check(self, servers: Sequence[str] | None = None) -> None:

@@ -10,16 +10,14 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from ..strict.rewrite import StrictReport
-from ..textformats.choice import FormatChoice
 from .specs import Mode
 
+_MAX_STRICT_SHOWN = 3  # tools a strict report names
 RequestedMode = Literal["auto", "direct", "compact", "routed", "code"]
 MODES: tuple[RequestedMode, ...] = ("auto", "direct", "compact", "routed", "code")
 DEFAULT_CONTEXT_WINDOW = 128_000
 DEFAULT_RATIO = 0.20
 DEFAULT_TOOL_LIMIT = 40  # above this many tools, models pick worse from a flat list (seed 000)
-MATERIALIZE_CAPS = {"small": 2, "medium": 5, "large": 10}  # seed 003: tools in the prompt, by model size
 
 
 @dataclass(frozen=True)
@@ -42,6 +40,41 @@ class Budget:
     @property
     def tokens(self) -> int:
         return int(self.context_window * self.ratio)
+
+
+@dataclass(frozen=True)
+class FormatChoice:
+    """The tool-call format chosen, the formats it was chosen from, and why."""
+
+    format: str
+    formats: tuple[str, ...]
+    primary: str
+    reason: str
+    unavailable: tuple[tuple[str, str], ...] = ()  # (format, why), for every listed format that cannot be used
+    is_text: bool = False  # a text format (the model writes its calls as text), not native calls or code
+
+    def __str__(self) -> str:
+        rows = [f"format: {self.format} (of {', '.join(self.formats)}): {self.reason}"]
+        rows += [f"  {name} unavailable: {why}" for name, why in self.unavailable if name != self.primary]
+        return "\n".join(rows)
+
+
+@dataclass(frozen=True)
+class StrictReport:
+    """Which tools one format gets strict, and why the others are sent non-strict."""
+
+    format: str
+    strict: tuple[str, ...]
+    fallback: tuple[tuple[str, str], ...]  # (tool, why)
+
+    def __str__(self) -> str:
+        total = len(self.strict) + len(self.fallback)
+        line = f"strict {self.format}: {len(self.strict)} of {total} tools"
+        if not self.fallback:
+            return line
+        shown = "; ".join(f"{name} ({why})" for name, why in self.fallback[:_MAX_STRICT_SHOWN])
+        more = f"; {len(self.fallback) - _MAX_STRICT_SHOWN} more" if len(self.fallback) > _MAX_STRICT_SHOWN else ""
+        return f"{line}; sent non-strict: {shown}{more}"
 
 
 @dataclass(frozen=True)

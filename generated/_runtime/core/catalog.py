@@ -15,25 +15,12 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any
 
-from ..semantic.hybrid import hybrid
 from .names import provider_names
 from .search import BM25Ranker, Ranker, SearchDocument
 
 SUMMARY_CHARS = 120
 RankerFactory = Callable[[Sequence[SearchDocument]], Ranker]
-RANKERS = ("bm25", "hybrid")
 _SENTENCE_END = re.compile("(?<=[.!?])\\s|(?<=[\u3002\uff01\uff1f])")  # CJK full stops need no space
-
-
-def ranker_factory(ranker: RankerFactory | str | None) -> RankerFactory:
-    """A ranker by name (`bm25`, the default, or `hybrid`, which needs wordllama), or the factory given."""
-    if ranker is None or ranker == "bm25":
-        return BM25Ranker
-    if ranker == "hybrid":
-        return hybrid()
-    if isinstance(ranker, str) or not callable(ranker):
-        raise ValueError(f"unknown ranker {ranker!r}; use one of {', '.join(RANKERS)}, or a factory of a Ranker")
-    return ranker
 
 
 def summary(description: str | None, limit: int = SUMMARY_CHARS) -> str:
@@ -139,7 +126,7 @@ class Catalog:
         servers: Sequence[str] | None = None,
         bundles: Mapping[str, Sequence[str]] | None = None,
         tool_filter: Filter | None = None,
-        ranker: RankerFactory | str | None = None,
+        ranker: RankerFactory | None = None,
     ) -> None:
         tool_filter = tool_filter or Filter()
         kept = [e for e in entries if tool_filter.allows(e.server, e.name)]
@@ -163,7 +150,7 @@ class Catalog:
             self.categories[bundle] = Category(
                 bundle, "bundle", tuple(e.provider for e in self.entries if wanted.allows(e.server, e.name))
             )
-        self._ranker_factory = ranker_factory(ranker)
+        self._ranker_factory = ranker or BM25Ranker  # the semantic feature offers another (see package.py)
 
     def resolve(self, name: str) -> Entry | None:
         """The tool a model meant: its provider name, `server.tool`, `server/tool`, or a bare wire name.

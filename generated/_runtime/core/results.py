@@ -15,15 +15,18 @@ import json
 import mimetypes
 import os
 import re
-import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import mcp_types as types
 
+from ..client.files import write_atomic
 from . import validation
+
+if TYPE_CHECKING:
+    from .catalog import Entry
 
 DEFAULT_MAX_CHARS = 20_000
 NO_DETAILS = "the tool reported an error without details"
@@ -89,7 +92,7 @@ class MediaStore:
         kept = self._existing(digest)  # the same bytes, kept earlier under another MIME type's extension
         if kept is not None:
             return os.fspath(kept)
-        _write_atomic(path, data)
+        write_atomic(path, data)
         return os.fspath(path)
 
     def get(self, sha256: str) -> bytes | None:
@@ -111,19 +114,6 @@ class MediaStore:
         return next(iter(sorted(self.directory.glob(f"{digest}.*"))), None)
 
 
-def _write_atomic(path: Path, data: bytes) -> None:
-    """Readers never see half a file: write a temporary file beside it, then rename it into place."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as file:
-            file.write(data)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-
-
 @dataclass(frozen=True)
 class ModelResult:
     """What the model reads back from one tool call."""
@@ -141,6 +131,22 @@ class ModelResult:
     def anthropic_block(self, tool_use_id: str) -> dict[str, Any]:
         """A Messages API `tool_result` block."""
         return {"type": "tool_result", "tool_use_id": tool_use_id, "content": self.text, "is_error": self.is_error}
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How one call ended, as the call path decides it once: what the model reads, and what to record.
+
+    `kind` is None when the result says it (`ok`, or `error`); else one of `invalid_arguments`,
+    `unknown_tool`, `not_routed`, `refused`, `failed`, `tool_error`, `invalid_output`, `ok`.
+    """
+
+    result: ModelResult
+    kind: str | None = None
+    entry: Entry | None = None  # the tool the call reached (by its name, or through call_tool)
+    via: str | None = None  # the meta-tool it went through
+    arguments: Mapping[str, Any] | None = None  # the tool's own arguments, when they came inside the meta-tool's
+    retries: int = 0  # how often it was sent again after the server was restarted
 
 
 def error_result(message: str, *, max_chars: int = DEFAULT_MAX_CHARS, retry: bool = False) -> ModelResult:

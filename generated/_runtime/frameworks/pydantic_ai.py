@@ -33,10 +33,10 @@ _ANY_ARGUMENTS = SchemaValidator(core_schema.any_schema())
 class PydanticAIToolset(AbstractToolset[Any]):  # type: ignore[misc, unused-ignore]
     """The tools of a `ToolSet` for a pydantic-ai agent (`ToolSet.for_pydantic_ai`)."""
 
-    def __init__(self, bridge: Bridge, *, id: str | None, max_retries: int) -> None:
+    def __init__(self, bridge: Bridge, *, id: str | None, max_retries: int | None) -> None:
         self.bridge = bridge
         self._id = id
-        self.max_retries = max_retries
+        self.max_retries = max_retries  # None: the agent's own count, as pydantic-ai's toolsets do
 
     @property
     def id(self) -> str | None:
@@ -48,9 +48,10 @@ class PydanticAIToolset(AbstractToolset[Any]):  # type: ignore[misc, unused-igno
         return PydanticAIToolset(view, id=self._id, max_retries=self.max_retries)
 
     async def get_tools(self, ctx: RunContext[Any]) -> dict[str, ToolsetTool[Any]]:
-        return {d.name: self._tool(d) for d in self.bridge.definitions()}
+        retries = ctx.max_retries if self.max_retries is None else self.max_retries
+        return {d.name: self._tool(d, retries) for d in self.bridge.definitions()}
 
-    def _tool(self, definition: Definition) -> ToolsetTool[Any]:
+    def _tool(self, definition: Definition, retries: int) -> ToolsetTool[Any]:
         # Not asked for strict schemas, pydantic-ai decides per provider as for its own tools.
         strict = definition.strict if self.bridge.strict else None
         metadata = {"annotations": dict(definition.annotations)} if definition.annotations else None
@@ -61,7 +62,7 @@ class PydanticAIToolset(AbstractToolset[Any]):  # type: ignore[misc, unused-igno
             strict=strict,
             metadata=metadata,
         )
-        return ToolsetTool(toolset=self, tool_def=tool_def, max_retries=self.max_retries, args_validator=_ANY_ARGUMENTS)
+        return ToolsetTool(toolset=self, tool_def=tool_def, max_retries=retries, args_validator=_ANY_ARGUMENTS)
 
     async def call_tool(
         self, name: str, tool_args: dict[str, Any], ctx: RunContext[Any], tool: ToolsetTool[Any]

@@ -1,5 +1,5 @@
 # Vendored from mcpvend 0.1.0 by `mcpvend generate`: do not edit.
-"""Seed 002's routing phase: which bundles of tools one step of an agent may use, and why.
+"""Routing: which bundles of tools one step of an agent may use, and why (rules first, then a model router).
 
 Before a step that lets the model call tools, the program says what the step is (workflow, role,
 step name, the user's intent). Rules map that to bundles: the fast path, the same answer every
@@ -15,45 +15,31 @@ import logging
 import re
 import tomllib
 from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, TypedDict
+from typing import Any
 
 from ..client.files import read_text
-from ..core.catalog import Ambiguous, Catalog, Entry
+from ..core.catalog import Catalog
+from ..core.steps import CONDITIONS, Decision, RouteInputs, RoutingError, check_bundles
 
-CONDITIONS = ("workflow", "role", "step", "intent")
 RULE_KEYS = ("name", *CONDITIONS, "bundles")
 LOGGER = logging.getLogger("mcpvend.routing")
-Source = Literal["rules", "router", "default", "caller"]
-
-
-class RoutingError(ValueError):
-    """A rule, bundle or router answer that cannot be used; the message names which and why."""
-
-
-class StepInputs(TypedDict, total=False):
-    """`route()`'s keyword arguments (see `RouteInputs`)."""
-
-    workflow: str | None
-    role: str | None
-    step: str | None
-    intent: str | None
+# An async callable: a list of bundle names, or {"bundles": [...], "why": "..."} (a structured output).
+Router = Callable[["RouteRequest"], Awaitable[Any]]
 
 
 @dataclass(frozen=True)
-class RouteInputs:
-    """What the program knows about the step ahead; `intent` is usually the user's message."""
+class RoutingOptions:
+    """Routing: `bundles` name groups of tools across servers (`SERVER/TOOL` globs; routed mode lists them as
+    categories), `routes` map a step to bundles, `default_bundles` serve a step no rule matches, a model
+    `router` decides what no rule does, `descriptions` tell that router what each bundle is for."""
 
-    workflow: str | None = None
-    role: str | None = None
-    step: str | None = None
-    intent: str | None = None
-
-    def __post_init__(self) -> None:
-        for key in CONDITIONS:
-            if not isinstance(getattr(self, key), str | None):
-                raise TypeError(f"route(): {key} must be a string or None, not {type(getattr(self, key)).__name__}")
+    bundles: Mapping[str, Sequence[str]] | None = None
+    routes: Sequence[Mapping[str, Any]] = ()
+    default_bundles: Sequence[str] | None = None
+    router: Router | None = None
+    descriptions: Mapping[str, str] | None = None
 
 
 @dataclass(frozen=True)
@@ -75,18 +61,6 @@ class Rule:
         if not exact or self.intent is None:
             return exact
         return inputs.intent is not None and self.intent.search(inputs.intent) is not None
-
-
-@dataclass(frozen=True)
-class Decision:
-    """The bundles a step may use (None: every tool), in order, and why."""
-
-    bundles: tuple[str, ...] | None
-    why: str
-    source: Source
-    rules: tuple[str, ...] = ()  # the labels of the rules that matched
-    error: str | None = None  # the model router's answer could not be used (the default applies)
-    inputs: RouteInputs = field(default_factory=RouteInputs)
 
 
 @dataclass(frozen=True)
@@ -127,21 +101,6 @@ class RouteRequest:
             "required": ["bundles", "why"],
             "additionalProperties": False,
         }
-
-
-# An async callable: a list of bundle names, or {"bundles": [...], "why": "..."} (a structured output).
-Router = Callable[[RouteRequest], Awaitable[Any]]
-
-
-def check_bundles(names: object, known: Collection[str] | None, where: str) -> tuple[str, ...]:
-    """`names` without duplicates, each a bundle or server `known` has (None: unchecked); else a `RoutingError`."""
-    if isinstance(names, str) or not isinstance(names, Sequence) or not all(isinstance(n, str) for n in names):
-        raise RoutingError(f"{where}: bundles must be a list of bundle names")
-    unknown = [] if known is None else [n for n in names if n not in known]
-    if unknown:
-        listed = ", ".join(sorted(known or ())) or "none"
-        raise RoutingError(f"{where}: unknown bundle {unknown[0]!r} (known: {listed})")
-    return tuple(dict.fromkeys(names))
 
 
 def parse_rules(routes: object, known: Collection[str] | None, where: str = "routes") -> tuple[Rule, ...]:
@@ -185,61 +144,22 @@ def _why(rule: Rule) -> str:
     return f"{rule.label} ({', '.join(said)})"
 
 
-class StepCatalog(Catalog):
-    """The full catalog as one step sees it: only the chosen tools, under the same names, searched by the same index.
-
-    A view rather than a new `Catalog`: provider names grow longer hashes only when two tools meet,
-    so a catalog of fewer tools could name one differently, and a new index would be built again
-    (the hybrid ranker embeds every tool) for each step.
-    """
-
-    def __init__(self, full: Catalog, providers: Collection[str]) -> None:  # a view: Catalog.__init__ is not run
-        self.full = full
-        self.entries = tuple(e for e in full.entries if e.provider in providers)
-        self.by_provider = {e.provider: e for e in self.entries}
-        self.categories = {}
-        for name, category in full.categories.items():
-            kept = tuple(p for p in category.providers if p in self.by_provider)
-            if kept:
-                self.categories[name] = replace(category, providers=kept)
-
-    def resolve(self, name: str) -> Entry | None:
-        try:
-            entry = self.full.resolve(name)
-        except Ambiguous as exc:
-            visible = [c for c in exc.candidates if c in self.by_provider]
-            if len(visible) > 1:
-                raise Ambiguous(name, visible) from None
-            return self.by_provider[visible[0]] if visible else None
-        return entry if entry is not None and entry.provider in self.by_provider else None
-
-    def search(self, query: str, limit: int) -> list[Entry]:
-        ranked = self.full.search(query, len(self.full.entries))
-        return [e for e in ranked if e.provider in self.by_provider][: max(limit, 0)]
-
-
 class Routing:
     """The rules, the default and the model router of a toolset, over its full catalog."""
 
-    def __init__(
-        self,
-        catalog: Catalog,
-        *,
-        routes: Sequence[Mapping[str, Any]] = (),
-        default_bundles: Sequence[str] | None = None,
-        router: Router | None = None,
-        descriptions: Mapping[str, str] | None = None,
-    ) -> None:
+    def __init__(self, catalog: Catalog, options: RoutingOptions | None = None) -> None:
+        options = options or RoutingOptions()
         self.catalog = catalog
-        self.rules = parse_rules(routes, catalog.categories)
+        self.rules = parse_rules(options.routes, catalog.categories)
         known = catalog.categories
-        self.default = None if default_bundles is None else check_bundles(default_bundles, known, "default_bundles")
-        if router is not None and not callable(router):
+        default = options.default_bundles
+        self.default = None if default is None else check_bundles(default, known, "default_bundles")
+        if options.router is not None and not callable(options.router):
             raise RoutingError("router must be an async callable taking a RouteRequest")
-        self.router = router
-        self.descriptions = dict(descriptions or {})
+        self.router = options.router
+        self.descriptions = dict(options.descriptions or {})
         if unknown := [n for n in self.descriptions if n not in catalog.categories]:
-            raise RoutingError(f"bundle_descriptions: unknown bundle {unknown[0]!r}")
+            raise RoutingError(f"bundle descriptions: unknown bundle {unknown[0]!r}")
 
     def by_rules(self, inputs: RouteInputs) -> Decision | None:
         """The decision of the rules that match, in rule order, or None when none does."""
@@ -257,13 +177,13 @@ class Routing:
             return Decision(None, f"{reason}; every tool (no default_bundles)", "default", error=error, inputs=inputs)
         return Decision(self.default, f"{reason}; default_bundles", "default", error=error, inputs=inputs)
 
-    def decide(self, inputs: RouteInputs) -> Decision:
-        """Rules, then the default; with a model router configured, use `adecide` (it may ask a model)."""
+    def decide_sync(self, inputs: RouteInputs) -> Decision:
+        """Rules, then the default; with a model router configured, use `decide` (it may ask a model)."""
         if self.router is not None:
-            raise RoutingError("this toolset has a model router: use `await ts.aroute(...)`")
+            raise RoutingError("this toolset has a model router: use `await ts.route(...)`")
         return self.by_rules(inputs) or self.fallback(inputs)
 
-    async def adecide(self, inputs: RouteInputs) -> Decision:
+    async def decide(self, inputs: RouteInputs) -> Decision:
         """Rules, then the model router for what no rule decides, then the default."""
         decided = self.by_rules(inputs)
         if decided is not None or self.router is None:
@@ -276,12 +196,6 @@ class Routing:
             LOGGER.warning("model router: %s", error)
             return self.fallback(inputs, error)
         return Decision(bundles, f"model router: {why}" if why else "model router", "router", inputs=inputs)
-
-    def chosen(self, bundles: Sequence[str] | None) -> Decision:
-        """The caller's own choice (`expose`, `tool_specs(bundles=...)`), checked like a rule's."""
-        if bundles is None:
-            return Decision(None, "every tool, as the caller asked", "caller")
-        return Decision(check_bundles(bundles, self.catalog.categories, "bundles"), "as the caller asked", "caller")
 
     def request(self, inputs: RouteInputs) -> RouteRequest:
         infos = tuple(
@@ -305,29 +219,9 @@ class Routing:
             answer = answer.get("bundles")
         return check_bundles(answer, self.catalog.categories, "its answer"), str(why)
 
-    def view(self, decision: Decision) -> Catalog:
-        """The catalog a step sees under `decision`."""
-        if decision.bundles is None:
-            return self.catalog
-        chosen = {p for name in decision.bundles for p in self.catalog.categories[name].providers}
-        return StepCatalog(self.catalog, chosen)
 
-    def hidden(self, name: str, decision: Decision | None) -> Entry | None:
-        """The tool `name` means when it exists but `decision` leaves it out (else None)."""
-        if decision is None or decision.bundles is None:
-            return None
-        try:
-            return self.catalog.resolve(name)
-        except Ambiguous:
-            return None
-
-    def denial(self, entry: Entry, decision: Decision | None) -> str:
-        active = ", ".join(decision.bundles or () if decision is not None else ()) or "none"
-        return f"tool '{entry.provider}' is not available in this step; the active bundles are: {active}"
-
-
-def load_routing(path: str | Path) -> dict[str, Any]:
-    """The `[routing]` table of an mcpvend.toml (or pyproject.toml's `[tool.mcpvend.routing]`) as `toolset()` options.
+def load_routing(path: str | Path) -> RoutingOptions:
+    """The `[routing]` table of an mcpvend.toml (or pyproject.toml's `[tool.mcpvend.routing]`), as `toolset()` takes it.
 
     For a program that runs the generated package without mcpvend installed; the bundle names in
     its rules are checked when the toolset is made, against that toolset's bundles and servers.
@@ -344,7 +238,7 @@ def load_routing(path: str | Path) -> dict[str, Any]:
 
 def routing_options(
     table: object, *, where: str = "[routing]", servers: Collection[str] | None = None
-) -> dict[str, Any]:
+) -> RoutingOptions:
     """`bundles`, `bundle_descriptions`, `routes` and `default_bundles` from a `[routing]` table, checked.
 
     With `servers` (the config knows them), every bundle name in a rule or the default must be one
@@ -366,10 +260,10 @@ def routing_options(
     known = None if servers is None else {*bundles, *servers}
     routes = table.get("routes", [])
     parse_rules(routes, known, f"{where} routes")
-    options: dict[str, Any] = {"bundles": bundles, "bundle_descriptions": descriptions, "routes": list(routes)}
+    default = None
     if "default_bundles" in table:
-        options["default_bundles"] = list(check_bundles(table["default_bundles"], known, f"{where} default_bundles"))
-    return options
+        default = list(check_bundles(table["default_bundles"], known, f"{where} default_bundles"))
+    return RoutingOptions(bundles, list(routes), default, descriptions=descriptions)
 
 
 def _bundle(value: object, where: str) -> tuple[list[str], str]:

@@ -1,5 +1,5 @@
 # Vendored from mcpvend 0.1.0 by `mcpvend generate`: do not edit.
-"""Which tool-call format a model gets: seed 003's decision tree over native calls, code mode and text formats.
+"""Which tool-call format a model gets: a decision tree over native calls, code mode and text formats.
 
 Native tool calling needs a model (and a server) that does it; code mode needs its sandbox; a text
 format works with any model that follows instructions, and is the only way a model served without a
@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..code.sandbox import available as code_mode_available  # the one tie to code mode: its sandbox imports
+from ..core.budget import FormatChoice
 from .calls import TextFormat
 from .hermes import Hermes
 from .json_calls import JsonCalls
@@ -43,23 +44,13 @@ def text_format(name: str) -> TextFormat:
 
 
 @dataclass(frozen=True)
-class FormatChoice:
-    """The tool-call format chosen, the formats it was chosen from, and why."""
+class TextOptions:
+    """The tool-call formats the caller accepts, in order (native, code, hermes, mistral[-vN], pythonic,
+    json), the one to prefer when available, and whether the model has native tool calling at all."""
 
-    format: str
-    formats: tuple[str, ...]
-    primary: str
-    reason: str
-    unavailable: tuple[tuple[str, str], ...] = ()  # (format, why), for every listed format that cannot be used
-
-    @property
-    def is_text(self) -> bool:
-        return self.format in TEXT_FORMATS
-
-    def __str__(self) -> str:
-        rows = [f"format: {self.format} (of {', '.join(self.formats)}): {self.reason}"]
-        rows += [f"  {name} unavailable: {why}" for name, why in self.unavailable if name != self.primary]
-        return "\n".join(rows)
+    formats: Sequence[str] | None = None
+    primary: str | None = None
+    model_tool_calling: bool = True
 
 
 def choose_format(
@@ -69,7 +60,7 @@ def choose_format(
     model_tool_calling: bool = True,
     code_available: bool | None = None,
 ) -> FormatChoice:
-    """The primary format if it is available, else the first available one (seed 003).
+    """The primary format if it is available, else the first available one.
 
     Native needs `model_tool_calling`; code needs its sandbox (`code_mode_available()`, unless
     `code_available` says); text formats are always available. `primary` defaults to the first listed.
@@ -100,7 +91,7 @@ def choose_format(
         reason = f"{chosen_by}, available ({_AVAILABLE.get(chosen, _AVAILABLE['text'])})"
     else:
         reason = f"the primary {primary} is unavailable ({why_not[primary]}); {chosen} is the first available"
-    return FormatChoice(chosen, enabled, primary, reason, unavailable)
+    return FormatChoice(chosen, enabled, primary, reason, unavailable, is_text=chosen in TEXT_FORMATS)
 
 
 _AVAILABLE = {

@@ -8,25 +8,21 @@ name a format had to write differently (a pythonic identifier). Anything else is
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..core.catalog import Entry
 from ..core.results import ModelResult
 from ..core.specs import META_NAMES
 from .calls import CallError, Found, ParsedCall, ParsedCalls, RawCall, RawError, TextFormat, call_id, valid_id
-from .choice import text_format
 
-if TYPE_CHECKING:
-    from ..core.toolset import ToolSet
-
-Lookup = Callable[[str], tuple[Entry | None, str]]  # a name to its tool, or why there is none (ToolSet.lookup)
+Lookup = Callable[[str], tuple[Entry | None, str]]  # a name to its tool, or why there is none (`lookup`)
 
 
 @dataclass(frozen=True)
 class Prepared:
-    """What the model's first turn needs, once tool search has run on the user's message (seed 003)."""
+    """What the model's first turn needs, once tool search has run on the user's message."""
 
     format: str  # the tool-call format chosen (native, code, or a text format)
     found: tuple[str, ...]  # the tools the search found and materialized, best first
@@ -62,36 +58,8 @@ def parse(fmt: TextFormat, text: str, lookup: Lookup, names: Iterable[str]) -> P
     return ParsedCalls(tuple(calls), tuple(errors), found.text)
 
 
-# --- ToolSet methods (bound in toolset.py) ----------------------------------------------------
-
-
-def text_prompt(ts: ToolSet, format: str | None = None) -> str:
-    """This mode's tools as system-prompt text in a text format (default: the one chosen)."""
-    return _format(ts, format).prompt(ts.specs())
-
-
-def parse_calls(ts: ToolSet, text: str, format: str | None = None) -> ParsedCalls:
-    """The tool calls in a model's text, named as this toolset knows them; never raises on model text."""
-    return parse(_format(ts, format), text, ts.lookup, ts.catalog.by_provider)
-
-
-def text_calls(ts: ToolSet, calls: Sequence[ParsedCall], format: str | None = None) -> str:
-    """Calls written as the model writes them in a text format (for history or few-shot examples)."""
-    return _format(ts, format).render_calls(calls)
-
-
-def text_result(
-    ts: ToolSet,
-    call: ParsedCall | CallError,
-    result: ModelResult,
-    *,
-    format: str | None = None,
-    role: str | None = None,
+def result_message(
+    fmt: TextFormat, call: ParsedCall | CallError, result: ModelResult, role: str | None
 ) -> dict[str, str]:
     """The message that gives the model one call's result (or a `CallError`'s), in the format's own role."""
-    chosen = _format(ts, format)
-    return {"role": role or chosen.role, "content": chosen.render_result(call, result)}
-
-
-def _format(ts: ToolSet, format: str | None) -> TextFormat:
-    return text_format(format or ts.call_format)
+    return {"role": role or fmt.role, "content": fmt.render_result(call, result)}

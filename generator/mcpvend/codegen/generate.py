@@ -21,7 +21,7 @@ from mcpvend.codegen.vendor import vendored_runtime
 from mcpvend.config import Config
 from mcpvend.errors import MCPVendError
 from mcpvend.lock.lockfile import Lockfile, as_served, read_configured
-from mcpvend.runtime import MCP_REQUIREMENT
+from mcpvend.runtime import MCP_REQUIREMENT, PUBLIC
 from mcpvend.runtime.client.files import read_text
 from mcpvend.schema_walk import leaving_references
 
@@ -116,10 +116,21 @@ def build(
             header=header,
             servers=[{**s, "subpackage_literal": repr(s["subpackage"])} for s in summary],
             mcp_requirement=MCP_REQUIREMENT,
+            runtime_imports=_runtime_imports(),
+            public_names=[repr(name) for name in sorted(PUBLIC)],
+            public_modules=[(repr(name), repr(module)) for name, module in sorted(PUBLIC.items())],
         )
     )
     files[STATE] = state.render_state(inputs, files)
     return files
+
+
+def _runtime_imports() -> list[str]:
+    """The package root's imports for type checkers: every public name, and `toolset`'s class, by module."""
+    by_module: dict[str, list[str]] = {"package": ["PackageToolsets"]}
+    for name, module in PUBLIC.items():
+        by_module.setdefault(module, []).append(name)
+    return [f"from ._runtime.{m} import {', '.join(sorted(names))}" for m, names in sorted(by_module.items())]
 
 
 def _gitattributes(output: Path) -> str:

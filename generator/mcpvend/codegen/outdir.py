@@ -8,9 +8,9 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from mcpvend.atomic import umask
 from mcpvend.codegen.state import STATE
 from mcpvend.errors import MCPVendError
+from mcpvend.runtime.client.files import umask
 
 _AT_FDCWD = -100
 _RENAME_EXCHANGE = 2

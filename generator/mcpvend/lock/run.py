@@ -10,13 +10,13 @@ from typing import Any, Literal, Protocol
 
 import anyio
 
-from mcpvend.atomic import sweep_temporaries, write_atomic
 from mcpvend.config import Config, ServerConfig
 from mcpvend.errors import MCPVendError
 from mcpvend.lock import lockfile
 from mcpvend.lock.digests import NumberOutOfRange, canonical
 from mcpvend.lock.snapshot import Rejected, take_snapshot
 from mcpvend.runtime.client import files
+from mcpvend.runtime.client.files import sweep_temporaries, write_atomic
 
 Status = Literal["locked", "unchanged", "up to date", "drifted", "failed"]
 

@@ -1,29 +1,43 @@
 """`generated.toolset(...)`: a `ToolSet` over the servers of a generated package, as its manifests describe them.
 
 Nothing is started and nothing is read from the environment here: each server gets a `Connection`
-that resolves its target (and the credentials it needs) when it first starts.
+that resolves its target (and the credentials it needs) when it first starts. This is where the
+features meet the core: the ranker named in `SearchOptions`, routing, the audit trail, code mode's
+stubs and the text formats are put together here and in `ToolSet`.
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping, Sequence
-from typing import Any, Literal, TextIO
+from collections.abc import Sequence
 
-from .audit.trail import AuditTrail
+from .audit.trail import AuditOptions
 from .client.manifest import load_manifest
-from .client.pinning import DEFAULT_PIN_TTL, Pinning
-from .client.pool import DEFAULT_TIMEOUT, Connection, Pool
-from .code.api import load as load_code_api
-from .code.sandbox import CodeLimits
-from .core.budget import MATERIALIZE_CAPS, Budget, RequestedMode
+from .client.options import ConnectionOptions
+from .client.pool import Connection, Pool
+from .code.api import load as load_stubs
+from .code.mode import CodeOptions
+from .core.budget import Budget, RequestedMode
 from .core.catalog import Catalog, Entry, Filter, RankerFactory
-from .core.results import DEFAULT_MAX_CHARS, MediaStore
-from .core.toolset import ToolSet
-from .routing.rules import Router, Routing
-from .textformats.choice import choose_format
+from .core.options import ResultOptions, SearchOptions
+from .core.search import BM25Ranker
+from .routing.rules import RoutingOptions
+from .semantic.hybrid import hybrid
+from .textformats.choice import TextOptions
+from .toolset import ToolSet
 
-ModelSize = Literal["small", "medium", "large"]
+RANKERS = ("bm25", "hybrid")
+
+
+def ranker_factory(ranker: RankerFactory | str | None) -> RankerFactory:
+    """A ranker by name (`bm25`, the default, or `hybrid`, which needs the semantic extra), or the factory given."""
+    if ranker is None or ranker == "bm25":
+        return BM25Ranker
+    if ranker == "hybrid":
+        return hybrid()
+    if isinstance(ranker, str) or not callable(ranker):
+        raise ValueError(f"unknown ranker {ranker!r}; use one of {', '.join(RANKERS)}, or a factory of a Ranker")
+    return ranker
 
 
 class PackageToolsets:
@@ -38,54 +52,26 @@ class PackageToolsets:
         servers: Sequence[str] | None = None,
         *,
         mode: RequestedMode = "auto",
-        context_window: int = Budget.context_window,
-        budget_ratio: float = Budget.ratio,
-        tool_limit: int = Budget.tool_limit,
-        compact_tokens_per_tool: int | None = Budget.compact_tokens_per_tool,
-        model_size: ModelSize = "medium",
-        max_materialized: int | None = None,
+        budget: Budget | None = None,
+        connection: ConnectionOptions | None = None,
+        search: SearchOptions | None = None,
+        results: ResultOptions | None = None,
+        routing: RoutingOptions | None = None,
+        audit: AuditOptions | None = None,
+        code: CodeOptions | None = None,
+        text: TextOptions | None = None,
         allow: Sequence[str] = (),
         deny: Sequence[str] = (),
-        bundles: Mapping[str, Sequence[str]] | None = None,
-        pinning: Pinning = "strict",
-        timeout: float = DEFAULT_TIMEOUT,
-        start_timeout: float | None = None,
-        pin_ttl: float = DEFAULT_PIN_TTL,
-        env: Mapping[str, Mapping[str, str]] | None = None,
-        headers: Mapping[str, Mapping[str, str]] | None = None,
-        cwd: str | None = None,
-        errlog: TextIO | None = None,
-        max_result_chars: int = DEFAULT_MAX_CHARS,
-        media_dir: str | None = None,
-        ranker: RankerFactory | str | None = None,
-        routes: Sequence[Mapping[str, Any]] = (),
-        default_bundles: Sequence[str] | None = None,
-        router: Router | None = None,
-        bundle_descriptions: Mapping[str, str] | None = None,
-        audit_dir: str | None = None,
-        audit_arguments: bool = False,
-        formats: Sequence[str] | None = None,
-        primary: str | None = None,
-        model_tool_calling: bool = True,
-        allow_code: bool = False,
-        code_limits: CodeLimits | None = None,
     ) -> ToolSet:
         """A toolset over `servers` (default: all), nothing started until the model calls a tool.
 
-        `allow`/`deny` are `SERVER/TOOL` globs applied before any mode; `bundles` name groups of
-        tools across servers (same globs) that routed mode lists as categories; `env`/`headers`
-        give values by server name, as `connect()` takes them (`${VAR}` in them is expanded when
-        that server starts). Nothing is read from the environment until a server starts, so a
-        missing credential fails the calls to its own server only: `await ts.check()` fails fast.
-        `timeout` bounds each call; `start_timeout` each start (default: the lockfile's, 30 s).
-        `routes`, `default_bundles`, `router` and `bundle_descriptions` drive `ts.route(...)` (seed
-        002's routing phase); `audit_dir` keeps its tool-calls.jsonl there (`audit_arguments`: with
-        the arguments themselves, not only their digest).
-        `formats`, `primary`, `model_tool_calling`: the tool-call format, chosen by seed 003's decision tree
-        (`formats.choose_format`): native, code mode, or a text format (hermes, mistral, pythonic, json).
-        `mode="code"` (or auto with `allow_code=True`) offers `run_code` over the package's stubs,
-        in a pydantic-monty sandbox limited by `code_limits`.
+        `mode`: "auto" (by `budget`: direct when the full schemas fit, compact when the listing does,
+        else routed), "direct", "compact", "routed" or "code". `allow`/`deny` are `SERVER/TOOL` globs
+        applied before any mode. Each option object groups one concern (see its class); nothing is read
+        from the environment until a server starts, so a missing credential fails the calls to its own
+        server only: `await ts.check()` fails fast.
         """
+        connection, search = connection or ConnectionOptions(), search or SearchOptions()
         manifests = {m.server: (sub, m) for sub in self.subpackages for m in [load_manifest(f"{self.package}.{sub}")]}
         chosen = list(manifests) if servers is None else list(dict.fromkeys(servers))
         unknown = [s for s in chosen if s not in manifests]
@@ -94,49 +80,44 @@ class PackageToolsets:
         entries, connections = [], {}
         for server in chosen:
             sub, manifest = manifests[server]
-            for item in manifest.tools:
-                entries.append(
-                    Entry(
-                        server=server,
-                        tool=item["tool"],
-                        models=f"{self.package}.{sub}.models",
-                        input_class=item.get("input"),
-                        output_class=item.get("output"),
-                    )
-                )
+            models = f"{self.package}.{sub}.models"
+            entries += [
+                Entry(server, t["tool"], models=models, input_class=t.get("input"), output_class=t.get("output"))
+                for t in manifest.tools
+            ]
             resolve = functools.partial(
-                manifest.target, env=(env or {}).get(server), headers=(headers or {}).get(server), cwd=cwd
+                manifest.target,
+                env=(connection.env or {}).get(server),
+                headers=(connection.headers or {}).get(server),
+                cwd=connection.cwd,
             )
             connections[server] = Connection(
                 manifest,
                 resolve,
-                pinning=pinning,
-                timeout=timeout,
-                start_timeout=start_timeout,
-                pin_ttl=pin_ttl,
-                errlog=errlog,
+                pinning=connection.pinning,
+                timeout=connection.timeout,
+                start_timeout=connection.start_timeout,
+                pin_ttl=connection.pin_ttl,
+                errlog=connection.errlog,
             )
         catalog = Catalog(
-            entries, servers=chosen, bundles=bundles, tool_filter=Filter(tuple(allow), tuple(deny)), ranker=ranker
+            entries,
+            servers=chosen,
+            bundles=None if routing is None else routing.bundles,
+            tool_filter=Filter(tuple(allow), tuple(deny)),
+            ranker=ranker_factory(search.ranker),
         )
-        budget = Budget(context_window, budget_ratio, tool_limit, compact_tokens_per_tool)
-        routing = Routing(
-            catalog, routes=routes, default_bundles=default_bundles, router=router, descriptions=bundle_descriptions
-        )
-        call_format = choose_format(formats, primary, model_tool_calling=model_tool_calling)
-        code_api = load_code_api(self.package, [(s, manifests[s][0], manifests[s][1].tools) for s in chosen])
+        stubs = load_stubs(self.package, [(s, manifests[s][0], manifests[s][1].tools) for s in chosen])
         return ToolSet(
             catalog,
             pool=Pool(connections),
             mode=mode,
             budget=budget,
-            max_materialized=MATERIALIZE_CAPS[model_size] if max_materialized is None else max_materialized,
-            max_result_chars=max_result_chars,
-            media=MediaStore(media_dir),
+            search=search,
+            results=results,
             routing=routing,
-            audit=None if audit_dir is None else AuditTrail(audit_dir, arguments=audit_arguments),
-            call_format=call_format,
-            code_api=code_api,
-            code_limits=code_limits,
-            allow_code=allow_code,
+            audit=audit,
+            text=text,
+            code=code,
+            stubs=stubs,
         )

@@ -1,6 +1,6 @@
 """The audit trail: `tool-calls.jsonl`, one JSON object a line for every plan, route decision, search and call.
 
-Seed 002 makes routing a first-class artifact: what a step was given, and what the model did with
+Routing is a first-class artifact: what a step was given, and what the model did with
 it, must be on record. Appends are one `write` of a whole line to a file opened with O_APPEND, so
 concurrent calls (and several processes sharing a directory) never interleave lines. The trail
 must never cost a call: a full disk or an unwritable directory is one warning, and the calls go
@@ -21,6 +21,7 @@ import uuid
 import warnings
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -30,9 +31,8 @@ from . import telemetry
 
 if TYPE_CHECKING:
     from ..core.budget import Plan
-    from ..core.catalog import Entry
-    from ..core.results import ModelResult
-    from ..routing.rules import Decision
+    from ..core.results import ModelResult, Outcome
+    from ..core.steps import Decision
 
 FORMAT_VERSION = 1
 FILE_NAME = "tool-calls.jsonl"
@@ -61,8 +61,17 @@ _CANONICAL: dict[str, Any] = {
 }
 
 
+@dataclass(frozen=True)
+class AuditOptions:
+    """Keep `tool-calls.jsonl` in `directory`; `arguments`: with the arguments (and intents) themselves,
+    not only their digests (a model copies into them whatever it read, secrets included)."""
+
+    directory: str | os.PathLike[str]
+    arguments: bool = False
+
+
 class AuditTrail:
-    """The file one toolset appends to, shared by its session views."""
+    """The file one toolset appends to, shared by its conversations."""
 
     def __init__(self, directory: str | os.PathLike[str], *, arguments: bool = False) -> None:
         self.path = Path(directory) / FILE_NAME
@@ -143,10 +152,10 @@ class Audit:
 
     def __init__(self, trail: AuditTrail | None) -> None:
         self.trail = trail
-        self.conversation = trail.conversation() if trail is not None else 0
+        self.number = trail.conversation() if trail is not None else 0  # this conversation's, in the trail
         self.step = 0  # route decisions so far in this conversation
 
-    def session(self) -> Audit:
+    def conversation(self) -> Audit:
         """The same trail, for a new conversation."""
         return Audit(self.trail)
 
@@ -154,7 +163,7 @@ class Audit:
         if self.trail is None:
             return
         head = {"version": FORMAT_VERSION, "event": event, "time": _now(), "run": self.trail.run}
-        self.trail.append({**head, "conversation": self.conversation, "step": self.step, **fields})
+        self.trail.append({**head, "conversation": self.number, "step": self.step, **fields})
 
     def _private(self, name: str, value: Any) -> dict[str, Any]:
         """A digest of what a model or user wrote, and the value itself when the trail keeps arguments."""
@@ -249,7 +258,7 @@ class RouteRecord:
 
 
 class CallRecord:
-    """Filled in as one call goes: which tool it reached, how it ended, what came back."""
+    """How one call ended, given once (`done`) by the call path."""
 
     def __init__(self, name: str) -> None:
         self.tool = name  # as the model wrote it, until it is known
@@ -262,25 +271,16 @@ class CallRecord:
         self.result: ModelResult | None = None
         self.arguments: Mapping[str, Any] | None = None  # the tool's, when they came inside `call_tool`'s
 
-    def target(self, entry: Entry | None, arguments: Mapping[str, Any]) -> None:
-        """The call reached a real tool (by its name, or through `call_tool`); None: it did not."""
-        if entry is None:
-            return
-        if self.tool in META_NAMES:
-            self.via, self.arguments = self.tool, arguments
-        self.tool, self.server, self.wire = entry.provider, entry.server, entry.name
-
-    def retried(self) -> None:
-        self.retries += 1
-
-    def end(self, result: ModelResult, outcome: str | None = None) -> ModelResult:
-        """Keep the result (and how it ended, when the caller knows better than `is_error`), and pass it on."""
-        self.result = result
-        if outcome is not None:
-            self.outcome = outcome
-        if result.is_error:
-            self.message = result.text
-        return result
+    def done(self, outcome: Outcome) -> None:
+        """Keep the result, the tool it reached, and how it ended (when the call path says more than `is_error`)."""
+        self.result, self.outcome, self.retries = outcome.result, outcome.kind, outcome.retries
+        if outcome.result.is_error:
+            self.message = outcome.result.text
+        entry = outcome.entry
+        if entry is not None:
+            if outcome.via is not None or self.tool in META_NAMES:
+                self.via, self.arguments = outcome.via or self.tool, outcome.arguments
+            self.tool, self.server, self.wire = entry.provider, entry.server, entry.name
 
     def final_outcome(self) -> str:
         if self.outcome is not None:

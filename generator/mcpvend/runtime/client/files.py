@@ -1,4 +1,4 @@
-"""Reading a file someone else named (a config, a lockfile) without hanging or filling memory.
+"""Files: read one someone else named without hanging or filling memory, write one so no reader sees half.
 
 A path may be a symlink to `/dev/zero`, a FIFO whose open waits for a writer forever, or a file of
 gigabytes: none of these is a config or a lockfile, and each would stop the reader. Only regular
@@ -9,8 +9,11 @@ Every refusal is an `OSError` whose `strerror` says why, as the system's own err
 from __future__ import annotations
 
 import errno
+import glob
 import os
 import stat
+import tempfile
+from pathlib import Path
 
 MAX_BYTES = 32 * 1024 * 1024  # a lockfile of a thousand tools is a few MiB
 TOO_LARGE = f"larger than {MAX_BYTES // (1024 * 1024)} MiB, the most mcpvend reads"
@@ -55,3 +58,45 @@ def _check(path: str | os.PathLike[str], info: os.stat_result) -> None:
         raise NotReadable(errno.EINVAL, f"it is {_KINDS.get(mode, 'a special file')}, not a file", os.fspath(path))
     if info.st_size > MAX_BYTES:
         raise NotReadable(errno.EFBIG, TOO_LARGE, os.fspath(path))
+
+
+def write_atomic(path: Path, content: str | bytes) -> None:
+    """Replace `path` in one step, synced to disk: readers (and a process killed half-way) see the old file
+    or the new one, never a part."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    except OSError as exc:  # the same error without the name of a temporary file the user never sees
+        raise OSError(exc.errno, exc.strerror) from exc
+    try:
+        os.fchmod(fd, 0o666 & ~umask())
+        data = content.encode("utf-8") if isinstance(content, str) else content
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temp, path)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise
+    directory = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(directory)
+    finally:
+        os.close(directory)
+
+
+def sweep_temporaries(path: Path) -> None:
+    """Remove what a killed `write_atomic` of `path` left: its complete but never renamed temp files.
+
+    They sit in a committed directory, where `git add` would pick them up; nothing else reads them.
+    """
+    for temp in path.parent.glob(f".{glob.escape(path.name)}.*.tmp"):
+        temp.unlink(missing_ok=True)
+
+
+def umask() -> int:
+    """The process umask: mkstemp's 0600 (and mkdtemp's 0700) would hide our files from group and CI users."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask

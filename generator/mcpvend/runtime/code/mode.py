@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from functools import cached_property, partial
 from typing import TYPE_CHECKING, Any
 
@@ -24,7 +25,7 @@ from .api import SEARCH_STUB, SEARCH_TOOLS, CodeApi
 from .sandbox import CodeLimits, Function, Outcome, Sandbox, ToolFailed, load_monty
 
 if TYPE_CHECKING:
-    from ..core.toolset import ToolSet
+    from ..core.seams import ToolsetView
 
 RUN_CODE = "run_code"
 SEARCH_LIMIT = 50
@@ -49,6 +50,15 @@ def rules(limits: CodeLimits, *, every_tool: bool) -> str:
     return f"{text} Only the tools found so far are listed: search_tools(query) returns the stubs of more."
 
 
+@dataclass(frozen=True)
+class CodeOptions:
+    """`allow`: auto mode may choose code mode (when its sandbox is installed and the package has stubs);
+    `limits`: what one `run_code` snippet may use."""
+
+    allow: bool = False
+    limits: CodeLimits = field(default_factory=CodeLimits)
+
+
 def require(code: CodeMode | None) -> None:
     """Refuse code mode, saying why, when it cannot run: no stubs, or no sandbox."""
     if code is None:
@@ -64,6 +74,7 @@ class CodeMode:
         self.entries = tuple(e for e in entries if api.function(e) is not None)
         self.sandbox = Sandbox(limits)
         self.every_tool = True  # the plan decides: every stub in the description, or those found so far
+        self._full_tokens: int | None = None
 
     @property
     def limits(self) -> CodeLimits:
@@ -82,17 +93,19 @@ class CodeMode:
         """`run_code` as the model sees it now: every tool, or the tools found so far."""
         return self.spec() if self.every_tool else self.spec([catalog.by_provider[n] for n in materialized])
 
-    @cached_property
+    @property
     def full_tokens(self) -> int:
         """What `run_code` costs with every tool's stub: what the plan compares with the budget."""
-        return tokens([self.spec()])
+        if self._full_tokens is None:
+            self._full_tokens = tokens([self.spec()])
+        return self._full_tokens
 
     @cached_property
     def check_stubs(self) -> str:
         """What a snippet is type-checked against: every tool (a found tool is callable by name), and search."""
         return self.api.render(self.entries, SEARCH_STUB)
 
-    async def run(self, toolset: ToolSet, arguments: Mapping[str, Any]) -> ModelResult:
+    async def run(self, toolset: ToolsetView, arguments: Mapping[str, Any]) -> ModelResult:
         """One `run_code` call: the snippet's printed output and result, or why it failed, cut to size."""
         code = arguments.get("code")
         limit = toolset.max_result_chars
@@ -106,18 +119,19 @@ class CodeMode:
         outcome = await self.sandbox.run(code, stubs=self.check_stubs, functions=functions)
         return _result(outcome, limit)
 
-    async def _call(self, toolset: ToolSet, entry: Entry, keywords: dict[str, Any]) -> Any:
+    async def _call(self, toolset: ToolsetView, entry: Entry, keywords: dict[str, Any]) -> Any:
         result = await toolset.call(entry.provider, self.api.arguments(entry, _plain(keywords)))
         if result.is_error:
             raise ToolFailed(result.text)
         return result.structured if entry.output_schema is not None else result.text
 
-    async def _search(self, toolset: ToolSet, keywords: dict[str, Any]) -> str:
+    async def _search(self, toolset: ToolsetView, keywords: dict[str, Any]) -> str:
         query, limit = keywords.get("query"), keywords.get("limit", 5)
         unknown = set(keywords) - {"query", "limit"}
         if not isinstance(query, str) or not isinstance(limit, int) or isinstance(limit, bool) or unknown:
             raise ToolFailed("search_tools takes query: str and limit: int")
         found = toolset.search(query, max(1, min(limit, SEARCH_LIMIT)))
+        toolset.materialize([e.provider for e in found])  # listed in run_code's description from now on
         return self.api.render(found) if found else "no tool matched: try other words"
 
     async def aclose(self) -> None:

@@ -19,7 +19,7 @@ from ..core.results import ModelResult, error_result
 from ..core.specs import META_NAMES, opened
 
 if TYPE_CHECKING:
-    from ..core.toolset import ToolSet
+    from ..core.seams import ToolsetView
 
 Approval = Literal["destructive", "always"]
 
@@ -51,7 +51,7 @@ class Definition:
 class Bridge:
     """One conversation's view of a toolset, with the adapter's approval policy and strictness."""
 
-    def __init__(self, toolset: ToolSet, *, approval: Approval | None = None, strict: bool = False) -> None:
+    def __init__(self, toolset: ToolsetView, *, approval: Approval | None = None, strict: bool = False) -> None:
         self.toolset = toolset
         self.approval: Approval | None = approval
         self.strict = strict
@@ -62,7 +62,7 @@ class Bridge:
 
     def definitions(self) -> list[Definition]:
         """The tools of the current mode, as of now: in routed mode, what this conversation found."""
-        specs = self.toolset.specs()
+        specs = self.toolset.listing()
         if self.strict:
             rendered = self.toolset.tool_specs("openai-responses", strict=True)
         else:
@@ -73,7 +73,7 @@ class Bridge:
         ]
 
     def entry(self, name: str) -> Entry | None:
-        return None if name in META_NAMES else self.toolset.target(name)
+        return None if name in META_NAMES else self.toolset.resolve(name)
 
     def approval_required(self, name: str) -> bool:
         """Whether a call of `name` (a listed name, not a meta-tool) waits for approval."""
@@ -82,7 +82,7 @@ class Bridge:
 
     def approval_names(self) -> list[str]:
         """Every tool name that waits for approval, listed now or later (at any routing step)."""
-        return [e.provider for e in self.toolset.routing.catalog.entries if needs_approval(e, self.approval)]
+        return [e.provider for e in self.toolset.entries if needs_approval(e, self.approval)]
 
     async def call(self, name: str, arguments: Mapping[str, Any] | str | None) -> ModelResult:
         redirect = self._redirect(name, arguments)
@@ -120,11 +120,11 @@ class Bridge:
         """The tool a `call_tool` call reaches, when that tool waits for approval (which call_tool cannot ask)."""
         if name != "call_tool" or self.approval is None or not isinstance(arguments, Mapping):
             return None
-        target = self.toolset.target(name, arguments)
+        target = self.toolset.resolve(name, arguments)
         return target if target is not None and needs_approval(target, self.approval) else None
 
     def _materialize(self, names: list[str]) -> None:
-        known = [entry.provider for name in names if (entry := self.toolset.target(name)) is not None]
+        known = [entry.provider for name in names if (entry := self.toolset.resolve(name)) is not None]
         if known and self.toolset.mode == "routed":
             self.toolset.materialize(known)
 

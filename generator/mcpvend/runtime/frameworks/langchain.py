@@ -76,7 +76,7 @@ class ListedTools(AgentMiddleware):  # type: ignore[misc, unused-ignore]
     def __init__(self, bridge: Bridge) -> None:
         super().__init__()
         self.bridge = bridge
-        entries = bridge.toolset.routing.catalog.entries  # every tool any routing step may offer
+        entries = bridge.toolset.entries  # every tool any routing step may offer
         every = [full_spec(entry).render("openai-responses") for entry in entries]
         names = {entry.provider for entry in entries}
         own = [d for d in bridge.definitions() if d.name not in names]  # the meta-tools, or run_code

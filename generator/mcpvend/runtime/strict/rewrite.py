@@ -23,10 +23,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 from ..core import validation
+from ..core.budget import StrictReport
 from ..core.pointers import pointer_get
 from ..core.specs import OPEN_OBJECT, Format, ToolSpec, opened
 from . import rules
@@ -36,7 +37,6 @@ PROVIDERS: Mapping[str, rules.Provider] = {"openai": "openai", "openai-responses
 _SILENT = frozenset({"$schema", "$id", "$comment", "$anchor", "$dynamicAnchor", "$vocabulary", "$defs", "definitions"})
 _OBJECT = ("properties", "required", "additionalProperties")
 _MAX_NODES = 10_000  # a `$ref` fan-out that would expand past this is not rewritten
-_MAX_SHOWN = 3
 JSON_TEXT = "Write this value as JSON text"  # how a strict schema asks for a value it cannot say
 
 
@@ -331,24 +331,6 @@ class _Back:
 
 
 # --- specs ----------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class StrictReport:
-    """Which tools one format gets strict, and why the others are sent non-strict."""
-
-    format: str
-    strict: tuple[str, ...]
-    fallback: tuple[tuple[str, str], ...]  # (tool, why)
-
-    def __str__(self) -> str:
-        total = len(self.strict) + len(self.fallback)
-        line = f"strict {self.format}: {len(self.strict)} of {total} tools"
-        if not self.fallback:
-            return line
-        shown = "; ".join(f"{name} ({why})" for name, why in self.fallback[:_MAX_SHOWN])
-        more = f"; {len(self.fallback) - _MAX_SHOWN} more" if len(self.fallback) > _MAX_SHOWN else ""
-        return f"{line}; sent non-strict: {shown}{more}"
 
 
 def strict_specs(specs: Sequence[ToolSpec], fmt: Format) -> tuple[list[dict[str, Any]], StrictReport]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import math
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
@@ -15,9 +14,10 @@ from mcp import Client, ClientSession, MCPError
 from pydantic import BaseModel, RootModel
 
 from ..client import failures
-from ..client.connection import WireTap, beside, call_tool, open_client
+from ..client.connection import WireTap, call_tool
 from ..client.manifest import ConnectError, load_manifest
-from ..client.pinning import DEFAULT_PIN_TTL, DriftError, Pinning, Pins, watch_tool_changes
+from ..client.pinning import DEFAULT_PIN_TTL, DriftError, Pinning, Pins
+from ..client.session import pinned_client
 
 ContentBlock = types.TextContent | types.ImageContent | types.AudioContent | types.ResourceLink | types.EmbeddedResource
 OutputT = TypeVar("OutputT", bound=BaseModel)
@@ -198,19 +198,15 @@ async def open_tools(
     manifest = load_manifest(package)
     target = manifest.target(env=env, headers=headers, cwd=cwd)
     secrets = target.secret_values()
-    tap = WireTap() if pinning != "off" else None
     pins = Pins(manifest.server, manifest.reviewed, pinning, ttl=pin_ttl if manifest.transport == "http" else None)
     limit = manifest.start_timeout if start_timeout is None else start_timeout
     started = False
     with anyio.CancelScope(deadline=anyio.current_time() + limit) as starting:
         try:
-            opened = open_client(target, capabilities=manifest.capabilities, tap=tap, on_tools_changed=pins.announce)
-            async with opened as client:
-                await pins.compare(client, tap)
+            async with pinned_client(target, manifest, pins, pinning=pinning) as (client, tap):
                 starting.deadline = math.inf  # started: from here on, each call has its own bound
                 started = True
-                async with beside(functools.partial(watch_tool_changes, client, pins.announce)):
-                    yield cls(client, timeout=timeout, pins=pins, tap=tap, secrets=secrets)
+                yield cls(client, timeout=timeout, pins=pins, tap=tap, secrets=secrets)
         except Exception as exc:
             if started:
                 raise

@@ -1,0 +1,42 @@
+# Vendored from mcpvend 0.1.0 by `mcpvend generate`: do not edit.
+"""A pinned client: a server connected, its live tools held against the reviewed ones, and changes watched.
+
+The typed wrappers (`connect()`) and a toolset's connections both start servers this one way, so a
+change to how a session is pinned is made once.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import TextIO
+
+from mcp import Client
+
+from .connection import Link, WireTap, beside, open_client
+from .manifest import Manifest
+from .pinning import Pinning, Pins, watch_tool_changes
+from .targets import Target
+
+
+@asynccontextmanager
+async def pinned_client(
+    target: Target,
+    manifest: Manifest,
+    pins: Pins,
+    *,
+    pinning: Pinning,
+    errlog: TextIO | None = None,
+    link: Link | None = None,
+) -> AsyncIterator[tuple[Client, WireTap | None]]:
+    """The client and the tap its tool lists are read through (None when `pinning` is "off"), once the
+    live tools were compared with the reviewed ones; `pins` hears of every change the server announces."""
+    tap = WireTap() if pinning != "off" else None
+    opened = open_client(
+        target, capabilities=manifest.capabilities, tap=tap, errlog=errlog, on_tools_changed=pins.announce, link=link
+    )
+    async with opened as client:
+        await pins.compare(client, tap)  # on every start: after a restart too
+        async with beside(functools.partial(watch_tool_changes, client, pins.announce)):
+            yield client, tap

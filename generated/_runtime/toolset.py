@@ -1,0 +1,422 @@
+# Vendored from mcpvend 0.1.0 by `mcpvend generate`: do not edit.
+"""`ToolSet`: the reviewed tools of one or more servers, handed to an LLM in direct, compact, routed or code mode.
+
+The model only ever sees reviewed text (the manifest's descriptions and schemas); whatever it calls,
+in whatever mode, comes back as a `ModelResult`, never as an exception. The specs are built the same
+way every time, so provider prompt caches hit.
+
+A `ToolSet` is one conversation's view of what its toolset shares (servers, catalog, plan, media
+store, sandbox, audit trail): `session()` gives another conversation a view of its own. This module
+composes the core with the features (routing, audit, strict specs, text formats, code mode, the
+framework adapters); the core knows none of them. Names follow one rule: a method that waits on a
+server is async (`call`, `route`, `check`, `close`), its blocking twin ends in `_sync`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, Unpack
+
+import anyio
+
+from .audit.trail import Audit, AuditOptions, AuditTrail
+from .client.pool import Pool
+from .code.api import CodeApi
+from .code.mode import CodeMode, CodeOptions, require
+from .code.sandbox import available
+from .core.blocking import Blocking
+from .core.budget import Budget, FormatChoice, Plan, RequestedMode, choose
+from .core.calls import CallPath
+from .core.catalog import Ambiguous, Catalog, Entry
+from .core.conversation import Conversation
+from .core.options import ResultOptions, SearchOptions
+from .core.results import MediaStore, ModelResult
+from .core.specs import GET_TOOL_SCHEMA, META_NAMES, META_TOOLS, Format, Mode, ToolSpec, compact_spec, full_spec, tokens
+from .core.steps import Decision, RouteInputs, StepInputs, Steps
+from .routing.rules import Routing, RoutingOptions
+from .strict.rewrite import from_strict, strict_reports, strict_specs
+from .textformats import prompting
+from .textformats.calls import CallError, ParsedCall, ParsedCalls
+from .textformats.choice import TextOptions, choose_format, text_format
+from .textformats.prompting import Prepared
+
+if TYPE_CHECKING:
+    from agents.mcp import MCPServer  # type: ignore[import-not-found, unused-ignore]
+    from langchain.agents.middleware import AgentMiddleware  # type: ignore[import-not-found, unused-ignore]
+    from langchain_core.tools import BaseTool  # type: ignore[import-not-found, unused-ignore]
+    from pydantic_ai.toolsets import AbstractToolset  # type: ignore[import-not-found, unused-ignore]
+
+    from .frameworks.bridge import Approval
+
+
+@dataclass
+class _Shared:
+    """What every conversation of a toolset shares."""
+
+    steps: Steps
+    routing: Routing
+    calls: CallPath
+    plan: Plan
+    code: CodeMode | None
+    observer: Audit
+    max_materialized: int
+    blocking: Blocking
+
+
+class ToolSet:
+    """Tools for a model: `plan()`, `tool_specs(format)`, and `await call(name, arguments)`.
+
+    Use it as `async with` (or `with`, or `await close()`) so that the servers it started are stopped.
+    Made by the generated package's `toolset(...)`; `catalog` alone gives a toolset that lists tools
+    and calls none (`pool`: the servers). `search.ranker` applies where the catalog is built.
+    """
+
+    def __init__(
+        self,
+        catalog: Catalog,
+        *,
+        pool: Pool | None = None,
+        mode: RequestedMode = "auto",
+        budget: Budget | None = None,
+        search: SearchOptions | None = None,
+        results: ResultOptions | None = None,
+        routing: RoutingOptions | None = None,
+        audit: AuditOptions | None = None,
+        text: TextOptions | None = None,
+        code: CodeOptions | None = None,
+        stubs: CodeApi | None = None,
+    ) -> None:
+        budget, search, results = budget or Budget(), search or SearchOptions(), results or ResultOptions()
+        text, code = text or TextOptions(), code or CodeOptions()
+        entries = catalog.entries
+        runner = CodeMode(stubs, entries, code.limits) if stubs is not None else None
+        if mode == "code":
+            require(runner)
+        plan = choose(
+            mode,
+            budget,
+            len(entries),
+            direct=tokens([full_spec(e) for e in entries]),
+            compact=tokens([*(compact_spec(e) for e in entries), GET_TOOL_SCHEMA]),
+            routed=tokens(META_TOOLS),
+            code=None if runner is None else runner.full_tokens,
+            allow_code=code.allow,
+            code_available=code.allow and available(),
+        )
+        observer = Audit(None if audit is None else AuditTrail(audit.directory, arguments=audit.arguments))
+        observer.plan(plan)
+        call_format = choose_format(text.formats, text.primary, model_tool_calling=text.model_tool_calling)
+        plan = replace(plan, format=call_format)
+        runner = runner if plan.mode == "code" else None
+        if runner is not None:
+            runner.every_tool = plan.code_lists_every_tool
+        media = MediaStore(results.media_dir)
+        calls = CallPath(pool, media, results.max_chars, undo=from_strict, code=runner)
+        shared = _Shared(
+            Steps(catalog),
+            Routing(catalog, routing),
+            calls,
+            plan,
+            runner,
+            observer,
+            search.materialized_cap,
+            Blocking(),
+        )
+        self._attach(shared, observer, owner=True)
+
+    def _attach(self, shared: _Shared, observer: Audit, *, owner: bool) -> None:
+        self._shared = shared
+        self._owner = owner  # only the toolset itself stops the servers and the sandbox, never a session view
+        routed = shared.plan.mode == "routed"
+        self._conversation = Conversation(
+            shared.steps, observer, max_materialized=shared.max_materialized, routed=routed
+        )
+
+    # --- what the model sees -----------------------------------------------------------------
+
+    def plan(self) -> Plan:
+        """The mode, the token figures it was chosen from, and which tools each strict format cannot make strict."""
+        return replace(self._shared.plan, strict=strict_reports(self.listing()))
+
+    @property
+    def mode(self) -> Mode:
+        return self._shared.plan.mode
+
+    @property
+    def catalog(self) -> Catalog:
+        """The tools as the current step sees them (every tool, until a route decides otherwise)."""
+        return self._conversation.catalog
+
+    @property
+    def entries(self) -> tuple[Entry, ...]:
+        """Every tool of the toolset, whatever the current step."""
+        return self._shared.steps.catalog.entries
+
+    @property
+    def decision(self) -> Decision | None:
+        """The current step's routing decision (None: none was made; every tool)."""
+        return self._conversation.decision
+
+    @property
+    def max_result_chars(self) -> int:
+        return self._shared.calls.max_chars
+
+    @property
+    def media(self) -> MediaStore:
+        """Where images and audio of results are kept, by digest."""
+        return self._shared.calls.media
+
+    @property
+    def materialized(self) -> tuple[str, ...]:
+        """The tools found by search that routed (and code) mode offers directly, in spec order."""
+        return self._conversation.materialized
+
+    def listing(self) -> list[ToolSpec]:
+        """The tools of the current mode, as specs: what `tool_specs` renders for each provider."""
+        code, catalog = self._shared.code, self._conversation.catalog
+        if code is not None:
+            return [code.listing(catalog, self.materialized)]
+        if self.mode == "direct":
+            return [full_spec(e) for e in catalog.entries]
+        if self.mode == "compact":
+            return [*(compact_spec(e) for e in catalog.entries), GET_TOOL_SCHEMA]
+        return [*META_TOOLS, *(full_spec(catalog.by_provider[n]) for n in self.materialized)]
+
+    def tool_specs(self, format: Format = "openai", *, strict: bool = False) -> list[dict[str, Any]]:
+        """The tools to hand the model, as plain dicts in the provider's format.
+
+        `strict=True` ("openai", "openai-responses", "anthropic"): each tool in the provider's strict
+        form where it has one, the others as usual (`plan()` names them); `call` maps the nulls back.
+        """
+        if strict:
+            return strict_specs(self.listing(), format)[0]
+        return [spec.render(format) for spec in self.listing()]
+
+    def search(self, query: str, limit: int = 10) -> list[Entry]:
+        """The tools of the current step that best match `query` (nothing is offered: see `materialize`)."""
+        return self._conversation.search(query, limit)
+
+    def materialize(self, names: Sequence[str]) -> None:
+        """Offer these tools directly in routed mode (within the cap), as if search had found them."""
+        providers = []
+        for name in names:
+            entry, problem = self.lookup(name)
+            if entry is None:
+                raise KeyError(problem)
+            providers.append(entry.provider)
+        self._conversation.materialize(providers)
+
+    def reset(self) -> None:
+        """Forget materialized tools (say, when a new user message starts a new task)."""
+        self._conversation.reset()
+
+    def resolve(self, name: str, arguments: Mapping[str, Any] | None = None) -> Entry | None:
+        """The reviewed tool a call would run (through `call_tool` too); None for other meta-tools and unknown names."""
+        if name == "call_tool":
+            target = (arguments or {}).get("name")
+            name = target if isinstance(target, str) else ""
+        if not name or name in META_NAMES:
+            return None
+        try:
+            return self._conversation.catalog.resolve(name)
+        except Ambiguous:
+            return None
+
+    def lookup(self, name: str) -> tuple[Entry | None, str]:
+        """The tool a name the model wrote stands for, or why there is none (said for the model to act on)."""
+        return self._conversation.lookup(name)
+
+    # --- routing: which bundles a step may use --------------------------------------------------
+
+    async def route(self, **inputs: Unpack[StepInputs]) -> Decision:
+        """Choose the next step's bundles by the rules (a model router decides what no rule does; its answer
+        is checked, and if unusable the default applies) and expose only their tools."""
+        with self._conversation.observer.route() as record:
+            return self._conversation.step(await self._shared.routing.decide(RouteInputs(**inputs)), record)
+
+    def route_sync(self, **inputs: Unpack[StepInputs]) -> Decision:
+        """`route` by the rules alone (a toolset with a model router must `await route(...)`)."""
+        with self._conversation.observer.route() as record:
+            return self._conversation.step(self._shared.routing.decide_sync(RouteInputs(**inputs)), record)
+
+    def expose(self, bundles: Sequence[str] | None) -> None:
+        """Offer only these bundles' tools from now on (None: every tool), as a route decision does."""
+        chosen = self._shared.steps.chosen(bundles)
+        current = None if self.decision is None else self.decision.bundles
+        if chosen.bundles != current:
+            with self._conversation.observer.route() as record:
+                self._conversation.step(chosen, record)
+
+    # --- what the model does ---------------------------------------------------------------------
+
+    async def call(self, name: str, arguments: Mapping[str, Any] | str | None = None) -> ModelResult:
+        """Run one tool call the model made, in any mode: a meta-tool, a provider name or a real tool name.
+
+        `arguments` may be the JSON string a provider sends. Problems become error results.
+        """
+        with self._conversation.observer.call(name, arguments) as record:  # its record in the trail, and its span
+            outcome = await self._shared.calls.run(self, self._conversation, name, arguments)
+            record.done(outcome)
+            return outcome.result
+
+    def call_sync(self, name: str, arguments: Mapping[str, Any] | str | None = None) -> ModelResult:
+        """`call` for code without an event loop; the servers then run on a thread of the toolset's own
+        (a toolset's servers serve one event loop: use its async calls or its blocking ones, not both)."""
+        return self._shared.blocking.run(self.call, name, arguments)
+
+    # --- text tool-call formats, for models without native tool calling -------------------------
+
+    @property
+    def call_format(self) -> str:
+        """The tool-call format the model gets: native, code, or a text format (`plan()` says why)."""
+        chosen: FormatChoice | None = self._shared.plan.format
+        return chosen.format if chosen is not None else "native"
+
+    def text_prompt(self, format: str | None = None) -> str:
+        """This mode's tools as system-prompt text in a text format (default: the one chosen)."""
+        return text_format(format or self.call_format).prompt(self.listing())
+
+    def parse_calls(self, text: str, format: str | None = None) -> ParsedCalls:
+        """The tool calls in a model's text, named as this toolset knows them; never raises on model text."""
+        fmt = text_format(format or self.call_format)
+        return prompting.parse(fmt, text, self.lookup, self._conversation.catalog.by_provider)
+
+    def text_calls(self, calls: Sequence[ParsedCall], format: str | None = None) -> str:
+        """Calls written as the model writes them in a text format (for history or few-shot examples)."""
+        return text_format(format or self.call_format).render_calls(calls)
+
+    def text_result(
+        self, call: ParsedCall | CallError, result: ModelResult, *, format: str | None = None, role: str | None = None
+    ) -> dict[str, str]:
+        """The message that gives the model one call's result (or a `CallError`'s), in the format's own role."""
+        return prompting.result_message(text_format(format or self.call_format), call, result, role)
+
+    def prepare(self, user_message: str, *, spec_format: Format = "openai", strict: bool = False) -> Prepared:
+        """Turn one: search the tools with the user's message, offer the hits (up to the model-size cap), and
+        return what the first request needs: specs, or prompt text for a text format. The model can still
+        call `search_tools` later."""
+        found = self.search(user_message, self._shared.max_materialized)
+        self._conversation.materialize([e.provider for e in found])
+        names = tuple(e.provider for e in found)
+        chosen = self._shared.plan.format
+        if chosen is not None and chosen.is_text:
+            return Prepared(self.call_format, names, prompt=self.text_prompt())
+        return Prepared(self.call_format, names, specs=self.tool_specs(spec_format, strict=strict))
+
+    # --- conversations -------------------------------------------------------------------------
+
+    def session(self) -> ToolSet:
+        """A view for one conversation: `async with ts.session() as conversation: ...`.
+
+        It shares the catalog, the plan, the media store and the running servers, and has its own found
+        tools and routing step (none yet: every tool), so one toolset serves many conversations at once
+        without one's searches or steps changing another's tool list. Closing it stops nothing.
+        """
+        view = object.__new__(ToolSet)
+        view._attach(self._shared, self._shared.observer.conversation(), owner=False)
+        return view
+
+    # --- into agent frameworks (each imports its framework only when called) -----------------
+
+    def for_pydantic_ai(
+        self,
+        *,
+        strict: bool = False,
+        require_approval: Approval | None = None,
+        id: str | None = "mcpvend",
+        max_retries: int | None = None,
+    ) -> AbstractToolset[Any]:
+        """`Agent(model, toolsets=[ts.for_pydantic_ai()])`: each run gets a conversation of its own.
+
+        `strict`: OpenAI strict schemas where they can be; `require_approval="destructive"` (or "always"):
+        tools not annotated read-only or non-destructive wait for approval (pydantic-ai's deferred tools);
+        `max_retries`: None follows the agent's own retry count.
+        """
+        from .frameworks.adapters import for_pydantic_ai
+
+        return for_pydantic_ai(self, strict=strict, require_approval=require_approval, id=id, max_retries=max_retries)
+
+    def for_openai_agents(
+        self, *, strict: bool = False, require_approval: Approval | None = None, name: str = "mcpvend"
+    ) -> MCPServer:
+        """`Agent(..., mcp_servers=[ts.for_openai_agents()])`, for one conversation (a view of its own).
+
+        `strict=True` lists strict schemas, which the Agents SDK sends strict with
+        `mcp_config={"convert_schemas_to_strict": True}`.
+        """
+        from .frameworks.adapters import for_openai_agents
+
+        return for_openai_agents(self, strict=strict, require_approval=require_approval, name=name)
+
+    def for_langchain(self, *, strict: bool = False, require_approval: Approval | None = None) -> list[BaseTool]:
+        """The tools of the current mode, now, as LangChain tools (`invoke` and `ainvoke`), for one conversation.
+
+        Needs `langchain-core` only. With `langchain.agents.create_agent`, `for_langchain_agent()` lists them
+        anew at each step and asks approval.
+        """
+        from .frameworks.adapters import for_langchain
+
+        return for_langchain(self, strict=strict, require_approval=require_approval)
+
+    def for_langchain_agent(
+        self, *, strict: bool = False, require_approval: Approval | None = None
+    ) -> list[AgentMiddleware[Any, Any]]:
+        """`create_agent(model, middleware=ts.for_langchain_agent())`: lists the current mode's tools at each
+        model call, the ones this conversation found included, and asks approval with LangChain's
+        human-in-the-loop middleware."""
+        from .frameworks.adapters import for_langchain_agent
+
+        return for_langchain_agent(self, strict=strict, require_approval=require_approval)
+
+    # --- lifetime ------------------------------------------------------------------------------
+
+    async def check(self, servers: Sequence[str] | None = None) -> None:
+        """Start every server of the toolset now (or the named ones), for those who would rather fail fast.
+
+        Raises `ConnectError` naming each server that cannot start and why (a missing variable,
+        a command not found, a timeout); the servers that could start stay started.
+        """
+        if self._shared.calls.pool is not None:
+            await self._shared.calls.pool.check(servers)
+
+    def check_sync(self, servers: Sequence[str] | None = None) -> None:
+        """`check` for code without an event loop."""
+        self._shared.blocking.run(self.check, servers)
+
+    async def close(self) -> None:
+        """Stop every server this toolset started, and its sandbox (a session view leaves them to its toolset)."""
+        if not self._owner:
+            return
+        if self._shared.blocking.active:  # the servers run in the toolset's own loop
+            await anyio.to_thread.run_sync(self._shared.blocking.close, self._stop)
+        else:
+            await self._stop()
+
+    def close_sync(self) -> None:
+        """`close` for code without an event loop (after `call_sync`, LangChain's `invoke`)."""
+        if self._owner:
+            self._shared.blocking.close(self._stop)
+
+    async def _stop(self) -> None:
+        if self._shared.calls.pool is not None:
+            await self._shared.calls.pool.aclose()
+        if self._shared.code is not None:
+            await self._shared.code.aclose()
+
+    def __enter__(self) -> ToolSet:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close_sync()
+
+    async def __aenter__(self) -> ToolSet:
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.close()
