@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from ._runtime.core.catalog import Entry
     from ._runtime.core.options import ResultOptions, SearchOptions
     from ._runtime.core.results import MediaRef, ModelResult
+    from ._runtime.core.reviewed import ReviewedTool
     from ._runtime.core.steps import Decision, RouteInputs, RoutingError
     from ._runtime.package import PackageToolsets
     from ._runtime.routing.rules import RouteRequest, RoutingOptions, load_routing
@@ -39,7 +40,6 @@ if TYPE_CHECKING:
     from ._runtime.textformats.choice import TextOptions
     from ._runtime.textformats.prompting import Prepared
     from ._runtime.toolset import ToolSet
-    from ._runtime.wrappers.reviewed import ReviewedTool
     from ._runtime.wrappers.tools import ToolError, ToolResult, from_wire
 
     toolset: PackageToolsets
@@ -108,7 +108,7 @@ _RUNTIME = {
     "Plan": "core.budget",
     "Prepared": "textformats.prompting",
     "ResultOptions": "core.options",
-    "ReviewedTool": "wrappers.reviewed",
+    "ReviewedTool": "core.reviewed",
     "RouteInputs": "core.steps",
     "RouteRequest": "routing.rules",
     "RoutingError": "core.steps",

@@ -14,7 +14,8 @@ from syrupy.assertion import SnapshotAssertion
 
 from conftest import PY, REPO, SERVERS, mcpvend, node_server, write_config
 from mcpvend.drift.compare import Finding, diff_documents, word_diff
-from mcpvend.drift.report import Section, render
+from mcpvend.drift.report import render
+from mcpvend.drift.section import Section
 
 DRIFTING = {"command": PY, "args": [str(SERVERS / "drifting.py")], "env": {"DRIFT": "${DRIFT:-}"}}
 

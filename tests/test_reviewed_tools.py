@@ -117,7 +117,8 @@ print(sorted(m for m in ("mcp", "mcp_types", "pydantic", "anyio") if m in sys.mo
 from generated import ConnectError, DriftError, ReviewedTool, ToolError, ToolResult, from_wire, hybrid
 from generated._runtime.client import manifest, pinning
 from generated._runtime.semantic import hybrid as semantic
-from generated._runtime.wrappers import reviewed, tools
+from generated._runtime.core import reviewed
+from generated._runtime.wrappers import tools
 print(ConnectError is manifest.ConnectError, DriftError is pinning.DriftError, ReviewedTool is reviewed.ReviewedTool)
 print(ToolError is tools.ToolError, ToolResult is tools.ToolResult, from_wire is tools.from_wire)
 print(hybrid is semantic.hybrid, "wordllama" in sys.modules)

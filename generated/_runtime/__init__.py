@@ -29,7 +29,7 @@ PUBLIC: dict[str, str] = {
     "Plan": "core.budget",
     "Prepared": "textformats.prompting",
     "ResultOptions": "core.options",
-    "ReviewedTool": "wrappers.reviewed",
+    "ReviewedTool": "core.reviewed",
     "RouteInputs": "core.steps",
     "RouteRequest": "routing.rules",
     "RoutingError": "core.steps",

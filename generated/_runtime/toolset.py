@@ -164,6 +164,11 @@ class ToolSet:
         return self._shared.calls.max_chars
 
     @property
+    def pool(self) -> Pool | None:
+        """The server connections (how often each was restarted, say); None for a toolset that calls nothing."""
+        return self._shared.calls.pool
+
+    @property
     def media(self) -> MediaStore:
         """Where images and audio of results are kept, by digest."""
         return self._shared.calls.media

@@ -6,7 +6,7 @@
 `TOOLS` lists the reviewed tools as data (`ReviewedTool`: names, schemas, models, method).
 """
 
-from .._runtime.wrappers.reviewed import ReviewedTool, reviewed_tools
+from .._runtime.core.reviewed import ReviewedTool, reviewed_tools
 from . import models
 from .tools import Tools, connect
 

@@ -17,7 +17,7 @@ from mcpvend.errors import ConfigError, MCPVendError, printable
 if TYPE_CHECKING:
     from mcpvend.config import Config
     from mcpvend.drift.compare import FailOn
-    from mcpvend.drift.report import Format
+    from mcpvend.drift.section import Format
     from mcpvend.runtime.core.budget import RequestedMode
     from mcpvend.serve import Transport
 

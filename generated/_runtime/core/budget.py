@@ -1,5 +1,5 @@
 # Vendored from mcpvend 0.1.0 by `mcpvend generate`: do not edit.
-"""Which mode a toolset runs in: seed 004's token budget plus seed 000's tool-count limit.
+"""Which mode a toolset runs in: a token budget for the tool listing, plus a limit on how many tools a model sees.
 
 The decision is made once, from numbers the caller can see (`Plan`), and every input to it
 can be overridden: a mode chosen for reasons nobody can read is a mode nobody can tune.
@@ -17,7 +17,7 @@ RequestedMode = Literal["auto", "direct", "compact", "routed", "code"]
 MODES: tuple[RequestedMode, ...] = ("auto", "direct", "compact", "routed", "code")
 DEFAULT_CONTEXT_WINDOW = 128_000
 DEFAULT_RATIO = 0.20
-DEFAULT_TOOL_LIMIT = 40  # above this many tools, models pick worse from a flat list (seed 000)
+DEFAULT_TOOL_LIMIT = 40  # above this many tools, models pick worse from a flat list
 
 
 @dataclass(frozen=True)
@@ -28,7 +28,7 @@ class Budget:
     ratio: float = DEFAULT_RATIO
     tool_limit: int = DEFAULT_TOOL_LIMIT
     # None: compact mode is judged by its listing as measured; a number counts each tool as that
-    # many tokens instead (seed 004's rule of thumb was 30), e.g. for a tokenizer denser than json/4.
+    # many tokens instead (30 is a common rule of thumb), e.g. for a tokenizer denser than json/4.
     compact_tokens_per_tool: int | None = None
 
     def __post_init__(self) -> None:

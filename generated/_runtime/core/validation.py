@@ -72,7 +72,10 @@ def problem(schema: Mapping[str, Any], instance: Any) -> str | None:
     Raises `SchemaUnusable` when the schema cannot be used at all.
     """
     try:
-        error = best_match(compiled(schema).iter_errors(instance))
+        validator = compiled(schema)
+        if validator.is_valid(instance):  # the common case: no error to rank
+            return None
+        error = best_match(validator.iter_errors(instance))
     except Exception as exc:  # noqa: BLE001 - SchemaError, an unresolvable $ref, a bad pattern: all one answer
         raise SchemaUnusable(short(_reason(exc))) from None
     return None if error is None else f"at {error.json_path}: {short(error.message)}"

@@ -9,36 +9,21 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any, Literal
+from collections.abc import Sequence
+from typing import Any
 
 from mcpvend.drift.compare import KINDS, SEVERITIES, Finding
 from mcpvend.drift.lint import visible
+from mcpvend.drift.sarif import sarif
+from mcpvend.drift.section import Command, Format, Section
 
-Format = Literal["text", "json", "markdown", "sarif"]
-Command = Literal["diff", "lint"]
 JSON_VERSION = 1
 _COLOURS = {"high": "red", "medium": "yellow", "low": "cyan"}
 _MARKS = {"high": "🔴 high", "medium": "🟠 medium", "low": "⚪ low"}
 
 
-@dataclass(frozen=True)
-class Section:
-    """The findings between two sides, e.g. a lockfile and its live server."""
-
-    old: str
-    new: str
-    findings: Sequence[Finding]
-    ignored: Sequence[Finding] = ()  # reviewed exceptions: counted, never failing
-    artifact: str | None = None  # the lockfile the findings are located in (SARIF), as given
-    document: Mapping[str, Any] | None = None  # its content
-
-
 def render(sections: Sequence[Section], fmt: Format, *, colour: bool = False, command: Command = "diff") -> str:
     if fmt == "sarif":
-        from mcpvend.drift.sarif import sarif
-
         return sarif(sections, command)
     if fmt == "json":
         return _json(sections)

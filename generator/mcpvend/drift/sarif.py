@@ -15,16 +15,14 @@ import json
 import os
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from mcpvend import __version__
 from mcpvend.drift.compare import KINDS, Finding
 from mcpvend.drift.lint import RULES, Severity
+from mcpvend.drift.section import Command, Section
 from mcpvend.lock.lockfile import as_served
 from mcpvend.schema_walk import escape
-
-if TYPE_CHECKING:
-    from mcpvend.drift.report import Command, Section
 
 SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 FINGERPRINT = "mcpvendFinding/v1"

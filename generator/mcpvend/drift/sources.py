@@ -16,7 +16,7 @@ from mcpvend.config import Config
 from mcpvend.drift.compare import Finding, diff_documents
 from mcpvend.drift.ignore import Ignore, ignore_for
 from mcpvend.drift.lint import lint_document
-from mcpvend.drift.report import Section
+from mcpvend.drift.section import Section
 from mcpvend.errors import LockfileError, read_failure
 from mcpvend.lock import lockfile
 from mcpvend.runtime.client import files

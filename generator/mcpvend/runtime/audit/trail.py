@@ -11,6 +11,7 @@ copies into them whatever it read, secrets included.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import itertools
 import json
@@ -82,6 +83,8 @@ class AuditTrail:
         self._warned = False
         self._torn = False  # a write was cut short: the next record starts on a new line
         self._conversations = itertools.count()
+        self._fd: int | None = None  # kept open: one write a record (O_APPEND: whole lines, whoever else appends)
+        self._checked = 0.0  # when the open file was last checked to still be the one at `path`
 
     def conversation(self) -> int:
         return next(self._conversations)
@@ -103,15 +106,46 @@ class AuditTrail:
                 self.dropped = 0
 
     def _write(self, data: bytes) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        fd = self._open()
         try:
             written = os.write(fd, data)
-            self._torn = written < len(data)
-            if self._torn:  # a disk (or file size limit) filling up mid-line; the rest would fail the same way
-                raise OSError(0, f"a record was cut short: {written} of {len(data)} bytes written")
-        finally:
-            os.close(fd)
+        except OSError:
+            self._close()  # opened anew for the next record: the directory may be back
+            raise
+        self._torn = written < len(data)
+        if self._torn:  # a disk (or file size limit) filling up mid-line; the rest would fail the same way
+            raise OSError(0, f"a record was cut short: {written} of {len(data)} bytes written")
+
+    def _open(self) -> int:
+        """The file, kept open between records; opened anew once a second if it was moved or removed (rotated)."""
+        now = time.monotonic()
+        if self._fd is not None and now - self._checked >= 1.0:
+            self._checked = now
+            try:
+                moved = os.stat(self.path).st_ino != os.fstat(self._fd).st_ino
+            except OSError:
+                moved = True
+            if moved:
+                self._close()
+        if self._fd is None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
+            self._checked = now
+        return self._fd
+
+    def _close(self) -> None:
+        if self._fd is not None:
+            with contextlib.suppress(OSError):
+                os.close(self._fd)
+            self._fd = None
+
+    def close(self) -> None:
+        """Close the file (the toolset's `close` does); a later record opens it again."""
+        with self._lock:
+            self._close()
+
+    def __del__(self) -> None:
+        self._close()
 
     def _warn(self, exc: OSError) -> None:
         if not self._warned:
@@ -158,6 +192,10 @@ class Audit:
     def conversation(self) -> Audit:
         """The same trail, for a new conversation."""
         return Audit(self.trail)
+
+    def close(self) -> None:
+        if self.trail is not None:
+            self.trail.close()
 
     def record(self, event: str, **fields: Any) -> None:
         if self.trail is None:

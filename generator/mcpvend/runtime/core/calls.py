@@ -102,8 +102,11 @@ class CallPath:
             hidden = conversation.hidden(name)
             wrong = self._wrong(problem, "unknown_tool" if hidden is None else "not_routed")
             return Outcome(wrong.result, wrong.kind, hidden, arguments=arguments)
-        arguments = self.undo(entry.input_schema, arguments)  # a strict call's placeholder nulls, its JSON text
-        if problem := checks.problem(entry, arguments):
+        if problem := checks.problem(entry, arguments):  # a strict call's placeholder nulls, its JSON text:
+            undone = self.undo(entry.input_schema, arguments)  # read back only where they break the schema
+            if undone is not arguments:
+                arguments, problem = undone, checks.problem(entry, undone)
+        if problem:
             error = (
                 f"invalid arguments for {entry.provider}: {problem}\n"
                 f"Its input schema: {_json(entry.input_schema)}\nCall it again with arguments that match."

@@ -16,7 +16,7 @@ from .catalog import Entry, summary
 Format = Literal["openai", "openai-responses", "anthropic", "mcp"]
 FORMATS: tuple[Format, ...] = ("openai", "openai-responses", "anthropic", "mcp")
 Mode = Literal["direct", "compact", "routed", "code"]
-CHARS_PER_TOKEN = 4  # the estimate seed 004 uses: len(json.dumps(spec)) // 4
+CHARS_PER_TOKEN = 4  # a common estimate: len(json.dumps(spec)) // 4
 COMPACT_TOKENS = 40  # what one tool costs in a compact listing at most, unless its name alone nearly does
 COMPACT_MIN_CHARS = 24  # of description, which a tool keeps in a compact listing however long its name
 # Compact mode lists a tool without its schema; the model may still call it with any object. That is
@@ -153,5 +153,5 @@ META_NAMES = frozenset(spec.name for spec in META_TOOLS)
 
 
 def tokens(specs: Sequence[ToolSpec]) -> int:
-    """Estimated prompt tokens: `json.dumps` of each spec in OpenAI form, 4 characters a token (as seed 004 counts)."""
+    """Estimated prompt tokens: `json.dumps` of each spec in OpenAI form, 4 characters a token (a common estimate)."""
     return sum(len(json.dumps(s.render("openai"), ensure_ascii=False)) // CHARS_PER_TOKEN for s in specs)

@@ -16,7 +16,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from ..client.manifest import load_manifest
-from ..core.names import provider_names
+from .names import provider_names
 
 __all__ = ["ReviewedTool", "reviewed_tools"]
 
