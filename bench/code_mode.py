@@ -40,7 +40,7 @@ from conftest import corpus_servers  # noqa: E402
 from mcpvend.codegen.stubs import code_api  # noqa: E402
 from mcpvend.runtime.core.catalog import Catalog, Entry  # noqa: E402
 from mcpvend.runtime.core.specs import CHARS_PER_TOKEN  # noqa: E402
-from mcpvend.runtime.core.toolset import ToolSet  # noqa: E402
+from mcpvend.runtime.toolset import ToolSet  # noqa: E402
 
 TARGET = 0.60
 CHAIN = [

@@ -48,9 +48,9 @@ import anyio  # noqa: E402
 import generated  # noqa: E402
 import generated.demo  # noqa: E402
 import generated.time  # noqa: E402
-from generated._runtime.audit import AuditTrail as PackageTrail  # noqa: E402
-from generated._runtime.pool import Pool as PackagePool  # noqa: E402
-from generated._runtime.results import ModelResult as PackageResult  # noqa: E402
+from generated._runtime.audit.trail import AuditTrail as PackageTrail  # noqa: E402
+from generated._runtime.client.pool import Pool as PackagePool  # noqa: E402
+from generated._runtime.core.results import ModelResult as PackageResult  # noqa: E402
 from generated._runtime.toolset import ToolSet as PackageToolSet  # noqa: E402
 from mcp import Client, ClientSession, StdioServerParameters, stdio_client, types  # noqa: E402
 
@@ -58,7 +58,7 @@ from conftest import corpus_servers  # noqa: E402
 from mcpvend.runtime.core.budget import Budget, RequestedMode  # noqa: E402
 from mcpvend.runtime.core.catalog import Catalog, Entry  # noqa: E402
 from mcpvend.runtime.core.specs import FORMATS, full_spec, tokens  # noqa: E402
-from mcpvend.runtime.core.toolset import ToolSet  # noqa: E402
+from mcpvend.runtime.toolset import ToolSet  # noqa: E402
 
 WARMUP = 20
 MODES: tuple[RequestedMode, ...] = ("direct", "compact", "routed")
@@ -312,7 +312,7 @@ def tokens_part() -> None:
 def build_part(count: int = 200) -> None:
     """`generated.toolset()` over the four golden servers: nothing is started, so this is all catalog,
     plan and stubs; "stubs read each time" clears the per-process cache of parsed stubs.pyi first."""
-    from generated._runtime.code_api import read_stubs
+    from generated._runtime.code.api import read_stubs
 
     def median_ms(before: Callable[[], object]) -> float:
         times = []

@@ -250,7 +250,7 @@ async def test_an_unwritable_directory_is_one_warning_and_the_calls_go_on(
 TORN = """
 import resource, signal, sys, warnings
 sys.path.insert(0, {repo!r})
-from generated._runtime.audit import Audit, AuditTrail
+from generated._runtime.audit.trail import Audit, AuditTrail
 
 signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # past the limit, write() returns short, then fails with EFBIG
 audit = Audit(AuditTrail({audit!r}))
@@ -282,8 +282,8 @@ def test_a_record_cut_short_does_not_swallow_the_next(tmp_path: Path) -> None:
 
 
 def test_hostile_text_stays_one_line_of_json(generated: ModuleType, tmp_path: Path) -> None:
-    trail = generated._runtime.audit.AuditTrail(tmp_path, arguments=True)
-    audit = generated._runtime.audit.Audit(trail)
+    trail = generated._runtime.audit.trail.AuditTrail(tmp_path, arguments=True)
+    audit = generated._runtime.audit.trail.Audit(trail)
     hostile = "line\nbreak\u2028sep\x85nel \ud800 lone surrogate \x00 nul \u202e rtl"
     audit.record("search", query=hostile, limit=1, hits=[])
     data = (tmp_path / "tool-calls.jsonl").read_bytes()

@@ -11,7 +11,7 @@ import pytest
 from mcpvend.codegen.stubs import code_api, server_stubs
 from mcpvend.runtime.code.api import load
 from mcpvend.runtime.core.catalog import Catalog, Entry
-from mcpvend.runtime.core.toolset import ToolSet
+from mcpvend.runtime.toolset import ToolSet
 
 HOSTILE = 'Ends here."""\nimport os\nos.system("id")  # \u202e\x00'
 TOOLS: list[dict[str, Any]] = [

@@ -228,7 +228,7 @@ import anyio, logging, sys
 sys.path.insert(0, sys.argv[1])
 logging.basicConfig(level=logging.WARNING, format="LOG %(name)s %(message)s", stream=sys.stdout)
 from generated import drifting
-from generated._runtime.tools import DriftError
+from generated import DriftError
 
 async def main(policy: str) -> None:
     for attempt in range(2):

@@ -473,7 +473,7 @@ import anyio, sys
 sys.path.insert(0, sys.argv[1])
 from generated import demo, everything, time as time_tools
 from generated.demo.models import ConvertTemperatureInput, PriceItineraryInputLeg, PriceItineraryInputTraveler
-from generated._runtime.tools import ToolError, ToolResult
+from generated import ToolError, ToolResult
 
 async def main() -> None:
     async with demo.connect() as tools:
@@ -522,7 +522,7 @@ def test_connect_over_streamable_http_with_headers(tmp_path: Path, everything_ht
 import anyio, sys
 sys.path.insert(0, sys.argv[1])
 from generated import remote
-from generated._runtime.manifest import ConnectError
+from generated import ConnectError
 
 async def main() -> None:
     try:

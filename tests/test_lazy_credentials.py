@@ -76,7 +76,7 @@ async def test_values_given_by_reference_name_the_variable_and_check_fails_fast(
         failed = await ts.call("vault__search", {"q": "x"})
         assert failed.is_error and failed.text == "server 'vault': set ${VAULT_TOKEN} to connect"
         await ts.check(["plain"])
-        with pytest.raises(package._runtime.manifest.ConnectError, match=r"^server 'vault': set \$\{VAULT_TOKEN\}"):
+        with pytest.raises(package.ConnectError, match=r"^server 'vault': set \$\{VAULT_TOKEN\}"):
             await ts.check()
     os.environ["VAULT_TOKEN"] = "given-later"
     try:

@@ -327,7 +327,7 @@ async def test_each_wrapper_of_a_locked_server_calls_its_own_tool(tmp_path: Path
         assert len({entry["method"] for entry in entries.values()}) == len(pairs)
         assert len({entry["input"] for entry in entries.values()}) == len(pairs)
         defined_once(tmp_path / "collidingpkg")
-        from collidingpkg._runtime.tools import from_wire
+        from collidingpkg import from_wire
 
         server = importlib.import_module("collidingpkg.web")
         async with server.connect() as wrappers:

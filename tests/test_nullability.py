@@ -90,7 +90,7 @@ def test_the_corpus_models_take_null_exactly_where_the_reviewed_schemas_do(tmp_p
 
 
 def test_an_optional_property_that_is_not_nullable_is_typed_left_out_or_a_value() -> None:
-    from generated._runtime.tools import from_wire
+    from generated import from_wire
     from generated.filesystem.models import ListDirectoryWithSizesInput, ReadTextFileInput
 
     assert ReadTextFileInput.model_json_schema()["properties"]["head"] == {

@@ -21,7 +21,7 @@ from conftest import corpus_servers
 from mcpvend.runtime.core.catalog import Catalog, Entry
 from mcpvend.runtime.core.names import PROVIDER_NAME
 from mcpvend.runtime.core.results import ModelResult
-from mcpvend.runtime.core.toolset import ToolSet
+from mcpvend.runtime.toolset import ToolSet
 
 MODES = ("direct", "compact", "routed")
 

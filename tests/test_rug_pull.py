@@ -87,7 +87,7 @@ async def test_warn_logs_a_change_once_and_keeps_calling(package: ModuleType, ca
 
 
 async def test_the_typed_wrappers_refuse_it_too(package: ModuleType) -> None:
-    from rugpkg._runtime.tools import DriftError
+    from rugpkg import DriftError
 
     async with package.announced.connect() as tools:
         await tools.fetch_page(url="https://example.org")

@@ -20,9 +20,9 @@ import pytest
 from conftest import REPO, annotated_tasks, node_server, paraphrased_queries, search_documents
 from mcpvend.runtime.core.catalog import Catalog, Entry
 from mcpvend.runtime.core.search import BM25Ranker, Ranker, SearchDocument
-from mcpvend.runtime.core.toolset import ToolSet
 from mcpvend.runtime.semantic import hybrid as semantic
 from mcpvend.runtime.semantic.hybrid import QUERY_CHARS, WORDLLAMA, HybridRanker, RankerUnavailable, hybrid, load_model
+from mcpvend.runtime.toolset import ToolSet
 
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))  # the committed golden package `generated`

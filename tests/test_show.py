@@ -9,7 +9,7 @@ from mcpvend.lock import lockfile
 from mcpvend.runtime.core.budget import Budget
 from mcpvend.runtime.core.catalog import Catalog, Entry
 from mcpvend.runtime.core.specs import full_spec, tokens
-from mcpvend.runtime.core.toolset import ToolSet
+from mcpvend.runtime.toolset import ToolSet
 from mcpvend.show import hints_in_words
 
 

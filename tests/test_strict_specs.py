@@ -19,7 +19,6 @@ import pytest
 from conftest import REPO, corpus_servers, outputs_by_hash_seed
 from mcpvend.runtime.core.catalog import Catalog, Entry
 from mcpvend.runtime.core.specs import META_TOOLS, OPEN_ARGUMENTS, ToolSpec
-from mcpvend.runtime.core.toolset import ToolSet
 from mcpvend.runtime.strict.rewrite import (
     JSON_TEXT,
     PROVIDERS,
@@ -31,6 +30,7 @@ from mcpvend.runtime.strict.rewrite import (
     strict_specs,
 )
 from mcpvend.runtime.strict.rules import ANTHROPIC_REQUEST, Provider, request_violations, violations
+from mcpvend.runtime.toolset import ToolSet
 from test_strict_rules import closed, obj
 
 if str(REPO) not in sys.path:
@@ -364,7 +364,7 @@ import json, sys
 sys.path.insert(0, sys.argv[1])
 from conftest import corpus_servers
 from mcpvend.runtime.core.catalog import Catalog, Entry
-from mcpvend.runtime.core.toolset import ToolSet
+from mcpvend.runtime.toolset import ToolSet
 entries = [Entry(s, t) for s, tools in corpus_servers().items() for t in tools]
 for mode in ("direct", "compact", "routed"):
     ts = ToolSet(Catalog(entries), mode=mode)
@@ -427,7 +427,7 @@ async def test_meta_tools_take_a_strict_models_nulls(generated: ModuleType) -> N
 
 def test_compact_placeholders_are_short_in_a_plain_listing_and_say_they_are_open_beside_strict_tools() -> None:
     from mcpvend.runtime.core.catalog import Catalog, Entry
-    from mcpvend.runtime.core.toolset import ToolSet
+    from mcpvend.runtime.toolset import ToolSet
 
     tool = {
         "name": "t",

@@ -18,10 +18,10 @@ from mcpvend.runtime.code.sandbox import load_monty
 from mcpvend.runtime.core.catalog import Catalog, Entry
 from mcpvend.runtime.core.results import ModelResult
 from mcpvend.runtime.core.specs import META_NAMES, Mode
-from mcpvend.runtime.core.toolset import ToolSet
 from mcpvend.runtime.textformats.calls import CallError, ParsedCall
 from mcpvend.runtime.textformats.choice import TEXT_FORMATS, choose_format, code_mode_available
 from mcpvend.runtime.textformats.pythonic import python_name
+from mcpvend.runtime.toolset import ToolSet
 
 FORMATS = sorted(TEXT_FORMATS)
 HYPHENATED = "demo__airports_find-by-code_b73eb4"  # the provider name of demo's `airports.find-by-code`

@@ -27,8 +27,8 @@ pytestmark = pytest.mark.anyio
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from generated._runtime.formats import TEXT_FORMATS  # noqa: E402  (the vendored runtime: its own classes)
-from generated._runtime.textcalls import CallError  # noqa: E402
+from generated import CallError  # noqa: E402
+from generated._runtime.textformats.choice import TEXT_FORMATS  # noqa: E402  (the vendored runtime: its own classes)
 
 QUESTION = "What time is it in Tokyo right now? And what is 25 degrees Celsius in Fahrenheit?"
 

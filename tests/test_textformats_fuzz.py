@@ -14,9 +14,9 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mcpvend.runtime.core.toolset import ToolSet
 from mcpvend.runtime.textformats.calls import ParsedCall, ParsedCalls, valid_id
 from mcpvend.runtime.textformats.choice import TEXT_FORMATS
+from mcpvend.runtime.toolset import ToolSet
 from test_textformats import FORMATS, toolset
 
 TS = toolset("routed")

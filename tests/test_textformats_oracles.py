@@ -29,11 +29,11 @@ from conftest import REPO
 from mcpvend.runtime.core.catalog import Catalog, Entry
 from mcpvend.runtime.core.results import ModelResult
 from mcpvend.runtime.core.specs import ToolSpec
-from mcpvend.runtime.core.toolset import ToolSet
 from mcpvend.runtime.textformats.calls import CallError, ParsedCall
 from mcpvend.runtime.textformats.hermes import Hermes
 from mcpvend.runtime.textformats.mistral import VERSIONS, Mistral
 from mcpvend.runtime.textformats.pythonic import Pythonic
+from mcpvend.runtime.toolset import ToolSet
 
 DATA = REPO / "tests" / "data" / "textformats"
 HERMES_CARD = json.loads((DATA / "hermes_model_card.json").read_text(encoding="utf-8"))

@@ -211,7 +211,7 @@ async def test_starting_a_server_and_calling_a_tool_have_separate_bounds(crashy:
 async def test_the_typed_wrappers_bound_starting_and_calls_separately(crashy: ModuleType) -> None:
     async with crashy.crashy.connect(timeout=1.5, env=SLOW_START["crashy"]) as tools:
         assert (await tools.echo(text="started")).result == "started"
-    with pytest.raises(crashy._runtime.manifest.ConnectError, match=r"^server 'crashy' did not start within 1 s$"):
+    with pytest.raises(crashy.ConnectError, match=r"^server 'crashy' did not start within 1 s$"):
         async with crashy.crashy.connect(start_timeout=1, env=SLOW_START["crashy"]):
             pass
 
@@ -309,7 +309,7 @@ async def test_a_json_rpc_error_is_an_error_result_without_secrets(crashy: Modul
 async def test_an_unusable_input_schema_is_an_error_result() -> None:
     """A reviewed schema with a `$ref` that resolves nowhere: every call is refused with a reason, none raises."""
     from mcpvend.runtime.core.catalog import Catalog, Entry
-    from mcpvend.runtime.core.toolset import ToolSet
+    from mcpvend.runtime.toolset import ToolSet
 
     broken = {"name": "t", "inputSchema": {"type": "object", "properties": {"a": {"$ref": "#/$defs/Missing"}}}}
     ts = ToolSet(Catalog([Entry("s", broken)]), mode="direct")

@@ -23,7 +23,7 @@ from mcpvend.runtime.core.specs import (
     full_spec,
     tokens,
 )
-from mcpvend.runtime.core.toolset import ToolSet
+from mcpvend.runtime.toolset import ToolSet
 
 
 def tool(name: str, description: str = "Does a thing.", **extra: Any) -> dict[str, Any]:
@@ -278,7 +278,7 @@ import json, sys
 sys.path.insert(0, sys.argv[1])
 from conftest import corpus_servers
 from mcpvend.runtime.core.catalog import Catalog, Entry
-from mcpvend.runtime.core.toolset import ToolSet
+from mcpvend.runtime.toolset import ToolSet
 entries = [Entry(s, t) for s, tools in corpus_servers().items() for t in tools]
 for mode in ("direct", "compact", "routed"):
     ts = ToolSet(Catalog(entries), mode=mode)

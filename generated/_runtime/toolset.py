@@ -409,6 +409,7 @@ class ToolSet:
             await self._shared.calls.pool.aclose()
         if self._shared.code is not None:
             await self._shared.code.aclose()
+        self._shared.observer.close()
 
     def __enter__(self) -> ToolSet:
         return self

@@ -140,6 +140,11 @@ class AuditTrail:
                 os.close(self._fd)
             self._fd = None
 
+    def close(self) -> None:
+        """Close the file (the toolset's `close` does); a later record opens it again."""
+        with self._lock:
+            self._close()
+
     def __del__(self) -> None:
         self._close()
 
@@ -188,6 +193,10 @@ class Audit:
     def conversation(self) -> Audit:
         """The same trail, for a new conversation."""
         return Audit(self.trail)
+
+    def close(self) -> None:
+        if self.trail is not None:
+            self.trail.close()
 
     def record(self, event: str, **fields: Any) -> None:
         if self.trail is None:

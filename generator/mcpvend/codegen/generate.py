@@ -20,7 +20,8 @@ from mcpvend.codegen.state import STATE
 from mcpvend.codegen.vendor import vendored_runtime
 from mcpvend.config import Config
 from mcpvend.errors import MCPVendError
-from mcpvend.lock.lockfile import Lockfile, as_served, read_configured
+from mcpvend.lock import lockfile
+from mcpvend.lock.lockfile import Lockfile, as_served
 from mcpvend.runtime import MCP_REQUIREMENT, PUBLIC
 from mcpvend.runtime.client.files import read_text
 from mcpvend.schema_walk import leaving_references
@@ -52,18 +53,22 @@ def generate(config: Config, *, check: bool, full: bool = False) -> Report:
     The hashes recorded in `.mcpvend.json` make the no-change path fast, but they are part of the
     output a pull request can edit: `full` trusts none of them and regenerates everything (CI).
     """
-    locks = read_configured(config)
+    paths = {server.name: lockfile.path_for(config.lockfiles, server.name) for server in config.select(())}
+    texts = {name: lockfile.read_text(path) for name, path in paths.items()}
     if os.path.lexists(config.output) and not config.output.is_dir():
         raise MCPVendError(f"{config.output}: the output is not a directory")
     if not check:  # imported here: the pre-commit path (--check, unchanged) never writes
         from mcpvend.codegen.outdir import check_writable
 
         check_writable(config.output)  # before the code generator runs, not after
-    tools = sum(len(lock.tools) for lock in locks.values())
-    inputs = {name: state.fingerprint(config, name, lock) for name, lock in locks.items()}
+    inputs = {name: state.fingerprint(config, name, paths[name], text) for name, text in texts.items()}
     previous = None if full else state.read_state(config.output)
-    if state.is_fresh(config.output, previous, inputs):
-        return Report("up to date", config.output, len(locks), tools)
+    if (counted := state.fresh_tools(config.output, previous, inputs)) is not None:
+        # The lockfiles are byte for byte those the output was made from, and verified then: the
+        # pre-commit path canonicalizes nothing (`--full`, which CI runs, trusts no record).
+        return Report("up to date", config.output, len(texts), counted)
+    locks = {name: lockfile.parse_for(name, paths[name], text) for name, text in texts.items()}
+    tools = sum(len(lock.tools) for lock in locks.values())
     files = build(config, locks, inputs, previous)
     if check:
         stale = tuple(state.differences(config.output, files))
@@ -121,7 +126,7 @@ def build(
             public_modules=[(repr(name), repr(module)) for name, module in sorted(PUBLIC.items())],
         )
     )
-    files[STATE] = state.render_state(inputs, files)
+    files[STATE] = state.render_state(inputs, files, sum(len(lock.tools) for lock in locks.values()))
     return files
 
 

@@ -23,7 +23,6 @@ from mcpvend import __version__
 from mcpvend.codegen.render import template_sources
 from mcpvend.codegen.vendor import runtime_sources
 from mcpvend.config import Config
-from mcpvend.lock.lockfile import Lockfile
 from mcpvend.runtime.client.files import read_bytes, read_text
 
 STATE = ".mcpvend.json"  # marks a directory as ours, and records what generated it
@@ -72,16 +71,16 @@ def installed_version(distribution: str) -> str:
     return metadata.version(distribution)
 
 
-def fingerprint(config: Config, name: str, lock: Lockfile) -> str:
-    """What one server's output depends on: its lockfile, renames and paths, and the toolchain."""
-    relative = os.path.relpath(lock.path, config.base_dir)
-    part = [toolchain(), name, relative, dict(config.servers[name].rename), lock.text]
+def fingerprint(config: Config, name: str, path: Path, text: str) -> str:
+    """What one server's output depends on: its lockfile's text, renames and paths, and the toolchain."""
+    relative = os.path.relpath(path, config.base_dir)
+    part = [toolchain(), name, relative, dict(config.servers[name].rename), text]
     return sha256(json.dumps(part, sort_keys=True, ensure_ascii=False).encode())
 
 
-def render_state(inputs: Mapping[str, str], files: Mapping[str, str]) -> str:
+def render_state(inputs: Mapping[str, str], files: Mapping[str, str], tools: int) -> str:
     hashes = {path: sha256(text.encode()) for path, text in sorted(files.items()) if path != STATE}
-    state = {"generator": "mcpvend", "toolchain": toolchain(), "servers": inputs, "files": hashes}
+    state = {"generator": "mcpvend", "toolchain": toolchain(), "servers": inputs, "files": hashes, "tools": tools}
     return json.dumps(state, sort_keys=True, indent=2) + "\n"
 
 
@@ -110,6 +109,12 @@ def reusable(output: Path, state: Mapping[str, Any] | None, prefix: str) -> dict
     if not paths or any(sha256(data[p]) != h for p, h in paths.items()):
         return None
     return {p: content.decode("utf-8") for p, content in data.items()}
+
+
+def fresh_tools(output: Path, state: Mapping[str, Any] | None, inputs: Mapping[str, str]) -> int | None:
+    """How many tools the output holds, when it is fresh (see `is_fresh`) and says so; else None."""
+    tools = None if state is None else state.get("tools")
+    return tools if isinstance(tools, int) and is_fresh(output, state, inputs) else None
 
 
 def is_fresh(output: Path, state: Mapping[str, Any] | None, inputs: Mapping[str, str]) -> bool:

@@ -111,18 +111,28 @@ class Lockfile:
 
 def read(path: Path) -> Lockfile:
     """Load and verify a lockfile; anything hand-edited or corrupt is refused with the reason."""
+    return parse(path, read_text(path))
+
+
+def read_text(path: Path) -> str:
+    """A lockfile's text, not yet verified (what `generate --check` fingerprints before it parses anything)."""
     try:
-        text = files.read_text(path)  # a FIFO, a device or a huge file is refused, not read forever
+        return files.read_text(path)  # a FIFO, a device or a huge file is refused, not read forever
     except FileNotFoundError:
         raise LockfileError(f"{path}: lockfile not found (run `mcpvend lock`)") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise LockfileError(f"{path}: cannot read: {read_failure(exc)}") from None
-    return parse(path, text)
 
 
 def read_for(directory: Path, server: str) -> Lockfile:
     """The verified lockfile of `server`, which must be the lockfile of that server."""
-    lock = read(path_for(directory, server))
+    path = path_for(directory, server)
+    return parse_for(server, path, read_text(path))
+
+
+def parse_for(server: str, path: Path, text: str) -> Lockfile:
+    """`text` verified as the lockfile of `server`."""
+    lock = parse(path, text)
     if lock.name != server:
         raise LockfileError(f"{lock.path}: holds server {lock.name!r}, expected {server!r}")
     return lock
