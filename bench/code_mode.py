@@ -74,13 +74,11 @@ def tokens_part() -> None:
     servers = corpus_servers()
     rows = []
     for server, tools in servers.items():
-        plan = ToolSet(
-            Catalog([Entry(server, t) for t in tools]), mode="code", code_api=code_api({server: tools})
-        ).plan()
+        plan = ToolSet(Catalog([Entry(server, t) for t in tools]), mode="code", stubs=code_api({server: tools})).plan()
         rows.append((server, plan))
     rows.sort(key=lambda row: (-row[1].direct_tokens, row[0]))
     pooled = Catalog([Entry(server, t) for server, tools in servers.items() for t in tools])
-    plan = ToolSet(pooled, mode="code", code_api=code_api(servers)).plan()
+    plan = ToolSet(pooled, mode="code", stubs=code_api(servers)).plan()
     width = max(len(s) for s in servers) + 2
 
     print(f"listing tokens: LiveMCPBench corpus, {len(servers)} servers, {plan.tools} tools pooled")

@@ -182,7 +182,7 @@ def run_time_ref(schema: dict[str, Any]) -> Callable[[Path], Outcome]:
         script = (
             f"import asyncio, sys; sys.path.insert(0, {str(root)!r}); import pkg\n"
             "async def main():\n"
-            "    async with pkg.toolset(pinning='off', mode='direct') as ts:\n"
+            "    async with pkg.toolset(connection=pkg.ConnectionOptions(pinning='off'), mode='direct') as ts:\n"
             "        r = await ts.call('victim__lookup', {'a': 'x'})\n"
             "        print('ERROR' if r.is_error else 'OK', r.text)\n"
             "asyncio.run(main())\n"

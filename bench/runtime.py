@@ -5,7 +5,7 @@
    output-schema cache is warm as in the other paths), the generated typed wrapper
    (`generated.<server>.connect(pinning="off")`), and `generated.toolset([server], mode=m).call`
    for m = direct, compact, routed (through the `call_tool` meta-tool, and by the tool's own
-   name), and direct again with an audit trail (`audit_dir=`, a temporary directory). After 20
+   name), and direct again with an audit trail (`audit=AuditOptions(...)`, a temporary directory). After 20
    warm-up calls per path, the paths take turns in rounds (same order each round) until each
    has made N sequential calls; every result is checked to be a success.
    Reported per path: median and p90 of the per-call wall times, the median's ratio to the raw
@@ -48,7 +48,6 @@ import anyio  # noqa: E402
 import generated  # noqa: E402
 import generated.demo  # noqa: E402
 import generated.time  # noqa: E402
-from generated._runtime.audit.trail import AuditTrail as PackageTrail  # noqa: E402
 from generated._runtime.client.pool import Pool as PackagePool  # noqa: E402
 from generated._runtime.core.results import ModelResult as PackageResult  # noqa: E402
 from generated._runtime.toolset import ToolSet as PackageToolSet  # noqa: E402
@@ -221,11 +220,13 @@ async def open_paths(stack: AsyncExitStack, case: Case) -> tuple[list[CallPath],
         ("ToolSet direct, audit trail", "direct", provider, case.arguments, audit),
     ]
     for label, mode, name, arguments, audit_dir in ways:
-        toolset = generated.toolset([case.server], mode=mode, pinning="off", cwd=cwd, audit_dir=audit_dir)
+        connection = generated.ConnectionOptions(pinning="off", cwd=cwd)
+        audit_options = None if audit_dir is None else generated.AuditOptions(Path(audit_dir))
+        toolset = generated.toolset([case.server], mode=mode, connection=connection, audit=audit_options)
         await stack.enter_async_context(toolset)
         if toolset.mode != mode:
             sys.exit(f"{label}: asked for mode {mode}, the toolset runs in {toolset.mode}")
-        trail = None if audit_dir is None else PackageTrail(Path(audit_dir) / "canned")
+        trail = None if audit_dir is None else generated.AuditOptions(Path(audit_dir) / "canned")
         local = PackageToolSet(toolset.catalog, pool=CannedPool(canned), mode=mode, audit=trail)
         paths.append(CallPath(label, dispatch(toolset, name, arguments), dispatch(local, name, arguments)))
     return paths, ", ".join(f"{who} {version}" for who, version in protocols)

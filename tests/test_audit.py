@@ -55,16 +55,18 @@ async def test_the_trail_records_the_plan_routes_searches_materializations_and_c
 ) -> None:
     audit = tmp_path / "runs" / "2026-11-24"  # made on first use
     intent = "Plan my trip to Tokyo, my passport is X1234567"
-    options: dict[str, Any] = {"bundles": BUNDLES, "routes": ROUTES, "audit_dir": str(audit)}
-    async with generated.toolset(["time", "demo", "everything"], mode="routed", **options) as ts:
-        decision = ts.route(role="planner", step="plan", intent=intent)
+    routing = generated.RoutingOptions(bundles=BUNDLES, routes=ROUTES)
+    async with generated.toolset(
+        ["time", "demo", "everything"], mode="routed", routing=routing, audit=generated.AuditOptions(audit)
+    ) as ts:
+        decision = ts.route_sync(role="planner", step="plan", intent=intent)
         await ts.call("search_tools", {"query": "convert a temperature", "limit": 2})
         converted = await ts.call("demo__convert_temperature", '{"value": 100, "to": "kelvin"}')
         await ts.call("call_tool", {"name": "demo__airports_find-by-code_b73eb4", "arguments": {"code": "ZZZ"}})
         await ts.call("demo__convert_temperature", {"value": "hot"})
         await ts.call(NOW, {"timezone": "UTC"})  # not in this step
         await ts.call("no_such_tool", {})
-        ts.route(role="researcher")
+        ts.route_sync(role="researcher")
         ts.expose(None)  # the caller's own choice is a decision on record too
         image = await ts.call("everything__get-tiny-image", {})
         await ts.call("list_categories")
@@ -132,9 +134,10 @@ async def test_the_trail_records_the_plan_routes_searches_materializations_and_c
 
 
 async def test_audit_arguments_keeps_the_arguments_and_the_intent(generated: ModuleType, tmp_path: Path) -> None:
-    options: dict[str, Any] = {"routes": ROUTES, "bundles": BUNDLES, "audit_dir": str(tmp_path)}
-    async with generated.toolset(["demo"], audit_arguments=True, **options) as ts:
-        ts.route(intent="a trip to Tokyo")
+    routing = generated.RoutingOptions(bundles=BUNDLES, routes=ROUTES)
+    audit = generated.AuditOptions(tmp_path, arguments=True)
+    async with generated.toolset(["demo"], routing=routing, audit=audit) as ts:
+        ts.route_sync(intent="a trip to Tokyo")
         await ts.call("demo__convert_temperature", {"value": "hot"})
         await ts.call("demo__airports_find-by-code_b73eb4", {"code": "ZZZ"})
     route, invalid, tool_error = records(tmp_path)[1:]
@@ -147,7 +150,10 @@ async def test_audit_arguments_keeps_the_arguments_and_the_intent(generated: Mod
 
 
 async def test_retries_and_failures_are_recorded(crashy: ModuleType, tmp_path: Path) -> None:
-    async with crashy.toolset(audit_dir=str(tmp_path), env={"crashy": {"API_KEY": "quota-key-sentinel"}}) as ts:
+    async with crashy.toolset(
+        audit=crashy.AuditOptions(str(tmp_path)),
+        connection=crashy.ConnectionOptions(env={"crashy": {"API_KEY": "quota-key-sentinel"}}),
+    ) as ts:
         await ts.call("crashy__flaky_read", {"marker": str(tmp_path / "read")})
         await ts.call("crashy__flaky_write", {"marker": str(tmp_path / "write")})
         await ts.call("crashy__refuse", {})
@@ -160,12 +166,16 @@ async def test_retries_and_failures_are_recorded(crashy: ModuleType, tmp_path: P
 
 
 async def test_each_conversation_has_its_own_number_and_steps(generated: ModuleType, tmp_path: Path) -> None:
-    ts = generated.toolset(["time"], bundles=BUNDLES, routes=ROUTES, audit_dir=str(tmp_path))
+    ts = generated.toolset(
+        ["time"],
+        routing=generated.RoutingOptions(bundles=BUNDLES, routes=ROUTES),
+        audit=generated.AuditOptions(str(tmp_path)),
+    )
     one, two = ts.session(), ts.session()
-    one.route(role="researcher")
-    one.route(role="researcher")
+    one.route_sync(role="researcher")
+    one.route_sync(role="researcher")
     await two.call("time__get_current_time", {"timezone": "UTC"})
-    await ts.aclose()
+    await ts.close()
     found = records(tmp_path)
     assert [(r["event"], r["conversation"], r["step"]) for r in found] == [
         ("plan", 0, 0), ("route", 1, 1), ("route", 1, 2), ("call", 2, 0),
@@ -180,7 +190,8 @@ sys.path.insert(0, {repo!r})
 import generated
 
 async def main() -> None:
-    async with generated.toolset(["everything"], audit_dir={audit!r}, audit_arguments=True) as ts:
+    audit = generated.AuditOptions({audit!r}, arguments=True)
+    async with generated.toolset(["everything"], audit=audit) as ts:
         async def one(i: int) -> None:
             result = await ts.call("everything__echo", {{"message": {tag!r} + str(i) + "-" + "x" * 70_000}})
             assert not result.is_error, result.text
@@ -217,10 +228,10 @@ async def test_a_full_disk_is_one_warning_and_the_calls_go_on(generated: ModuleT
     (tmp_path / "tool-calls.jsonl").symlink_to("/dev/full")  # every write: ENOSPC, as on a full disk
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        async with generated.toolset(["demo"], audit_dir=str(tmp_path)) as ts:
+        async with generated.toolset(["demo"], audit=generated.AuditOptions(str(tmp_path))) as ts:
             results = [await ts.call("demo__convert_temperature", {"value": i}) for i in range(5)]
             assert [r.text for r in results] == [f"{i}.00 celsius" for i in range(5)]
-            assert ts.audit.trail.dropped == 6  # the plan and five calls
+            assert ts._shared.observer.trail.dropped == 6  # the plan and five calls (ts.audit is no more)
             (tmp_path / "tool-calls.jsonl").unlink()  # room again
             await ts.call("demo__convert_temperature", {"value": 9})
     assert [(w.category.__name__, str(w.message)) for w in caught] == [
@@ -239,7 +250,7 @@ async def test_an_unwritable_directory_is_one_warning_and_the_calls_go_on(
     in_the_way.write_text("a file, not a directory", encoding="utf-8")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        async with generated.toolset(["demo"], audit_dir=str(in_the_way)) as ts:
+        async with generated.toolset(["demo"], audit=generated.AuditOptions(str(in_the_way))) as ts:
             assert (await ts.call("demo__convert_temperature", {"value": 1})).text == "1.00 celsius"
             assert (await ts.call("demo__convert_temperature", {"value": 2})).text == "2.00 celsius"
     (warning,) = caught
@@ -315,10 +326,14 @@ async def test_the_readme_example_and_table_are_what_a_toolset_writes(generated:
         {"name": "travel", "intent": "trip|flight|book", "bundles": ["trips"]},
     ]
     async with generated.toolset(
-        ["time", "demo"], mode="routed", bundles=BUNDLES, routes=routes, audit_dir=str(tmp_path)
+        ["time", "demo"],
+        mode="routed",
+        routing=generated.RoutingOptions(bundles=BUNDLES, routes=routes),
+        audit=generated.AuditOptions(str(tmp_path)),
     ) as ts:
-        ts.route(role="assistant", step="plan", intent="Book me a trip to Tokyo")
-        ts.search("temperature")
+        ts.route_sync(role="assistant", step="plan", intent="Book me a trip to Tokyo")
+        hits = ts.search("temperature")  # returns the hits only...
+        ts.materialize([e.provider for e in hits])  # ...offering them is a step of its own
         await ts.call("demo__convert_temperature", {"value": 20, "to": "kelvin"})
         await ts.call(NOW, {"timezone": "Asia/Tokyo"})
     found = records(tmp_path)

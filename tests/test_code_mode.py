@@ -47,7 +47,9 @@ async def run(ts: Any, code: str) -> Any:
 
 
 async def test_one_tool_run_code_whose_description_is_rules_and_typed_stubs(generated: ModuleType) -> None:
-    async with generated.toolset(["time", "demo"], mode="code", cwd=str(REPO)) as ts:
+    async with generated.toolset(
+        ["time", "demo"], mode="code", connection=generated.ConnectionOptions(cwd=str(REPO))
+    ) as ts:
         specs = ts.tool_specs("openai")
         again = generated.toolset(["time", "demo"], mode="code").tool_specs("openai")
         anthropic = ts.tool_specs("anthropic")
@@ -133,7 +135,9 @@ async def test_tool_errors_raise_runtime_error_the_snippet_can_catch(generated: 
         "    caught.append('schema: ' + str(error))\n"
         "caught"
     )
-    async with generated.toolset(["time", "demo"], mode="code", cwd=str(REPO)) as ts:
+    async with generated.toolset(
+        ["time", "demo"], mode="code", connection=generated.ConnectionOptions(cwd=str(REPO))
+    ) as ts:
         result = await run(ts, code)
     assert not result.is_error, result.text
     server, utc, schema = result.structured
@@ -187,7 +191,9 @@ async def test_calls_never_awaited_are_cancelled_when_the_snippet_ends(generated
 
 async def test_the_wall_clock_bound_cancels_a_snippet_waiting_on_a_tool(generated: ModuleType) -> None:
     code = "await everything__trigger_long_running_operation(duration=600, steps=2)"
-    async with generated.toolset(["everything"], mode="code", code_limits=limits(generated, wall_seconds=2)) as ts:
+    async with generated.toolset(
+        ["everything"], mode="code", code=generated.CodeOptions(limits=limits(generated, wall_seconds=2))
+    ) as ts:
         with anyio.fail_after(60):
             result = await run(ts, code)
     assert result.is_error
@@ -195,7 +201,7 @@ async def test_the_wall_clock_bound_cancels_a_snippet_waiting_on_a_tool(generate
 
 
 async def test_the_result_is_cut_at_max_result_chars(generated: ModuleType) -> None:
-    async with generated.toolset(["time"], mode="code", max_result_chars=500) as ts:
+    async with generated.toolset(["time"], mode="code", results=generated.ResultOptions(max_chars=500)) as ts:
         result = await run(ts, "for i in range(200):\n    print('line', i)\n'end'")
     assert not result.is_error
     printed = "".join(f"line {i}\n" for i in range(200)) + "end"
@@ -265,7 +271,7 @@ async def test_hostile_code_gets_an_error_result_and_nothing_else(
     target.write_text(f"host file {VALUE}", encoding="utf-8")
     code, expected = HOSTILE[case]
     bounded = limits(generated, cpu_seconds=1, tool_calls=20)
-    async with generated.toolset(["time"], mode="code", code_limits=bounded) as ts:
+    async with generated.toolset(["time"], mode="code", code=generated.CodeOptions(limits=bounded)) as ts:
         with anyio.fail_after(60):  # none may hang the toolset
             result = await run(ts, code.replace("{file}", str(target)))
             after = await run(ts, "(await time__get_current_time(timezone='UTC'))['timezone']")
@@ -289,7 +295,12 @@ async def test_with_many_tools_it_lists_the_found_ones_and_a_snippet_searches_an
         "(await time__get_current_time(timezone='Asia/Tokyo'))['timezone']"
     )
     servers = ["time", "everything", "demo"]
-    async with generated.toolset(servers, mode="code", context_window=2_000, cwd=str(REPO)) as ts:
+    async with generated.toolset(
+        servers,
+        mode="code",
+        budget=generated.Budget(context_window=2_000),
+        connection=generated.ConnectionOptions(cwd=str(REPO)),
+    ) as ts:
         before = ts.tool_specs("openai")[0]["function"]["description"]
         result = await run(ts, code)
         after = ts.tool_specs("openai")[0]["function"]["description"]
@@ -307,7 +318,7 @@ async def test_with_many_tools_it_lists_the_found_ones_and_a_snippet_searches_an
 
 async def test_auto_picks_code_only_when_allowed(generated: ModuleType) -> None:
     servers = ["time", "everything"]
-    allowed = generated.toolset(servers, allow_code=True).plan()
+    allowed = generated.toolset(servers, code=generated.CodeOptions(allow=True)).plan()
     default = generated.toolset(servers).plan()
     assert (allowed.mode, allowed.requested) == ("code", "auto")
     assert "code allowed and its sandbox installed" in allowed.reason

@@ -263,7 +263,9 @@ async def call_with_fault(project: Project, case: RuntimeCase, monkeypatch: pyte
         monkeypatch.setenv(name, value)
     project.http_fault(case.http)
     env = {"bad": {"REPLAY_FAULT": case.replay_fault}}
-    async with project.package.toolset(["good", "bad", "web"], env=env, start_timeout=case.start_timeout) as ts:
+    async with project.package.toolset(
+        ["good", "bad", "web"], connection=project.package.ConnectionOptions(env=env, start_timeout=case.start_timeout)
+    ) as ts:
         result = await ts.call(case.tool, ARGUMENTS[case.tool])
         healthy = await ts.call("good__search", {"q": "still here"})
         assert not healthy.is_error and '"still here"' in healthy.text, healthy.text
@@ -297,7 +299,7 @@ async def test_runtime_a_json_rpc_error_32000_is_the_servers_answer_not_a_lost_c
     with locked_package(tmp_path, "busypkg") as package:
         locking = set(running.glob("*.seen"))
         env = {"REPLAY_FAULT": "error-32000-on-call", "API_KEY": "sk-sentinel-32000"}
-        async with package.toolset(["st"], env={"st": env}) as ts:
+        async with package.toolset(["st"], connection=package.ConnectionOptions(env={"st": env})) as ts:
             for _ in range(2):  # `search` is read-only: a lost connection would have been restarted and retried
                 result = await ts.call("st__search", {"q": "x"})
                 assert result.is_error, result.text

@@ -277,7 +277,7 @@ def test_an_unchanged_toolchain_reuses_the_runtime_unless_it_was_edited(
     lock_documents(tmp_path, {"a": [{"name": "t2", "inputSchema": {"type": "object"}}]})
     generate(load_config(config), check=False)
     assert formatted == []
-    edited = tmp_path / "generated" / "_runtime" / "budget.py"
+    edited = tmp_path / "generated" / "_runtime" / "core" / "budget.py"
     edited.write_text(edited.read_text() + "\nINJECTED = 1\n")
     lock_documents(tmp_path, {"a": [{"name": "t3", "inputSchema": {"type": "object"}}]})
     generate(load_config(config), check=False)

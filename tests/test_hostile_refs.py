@@ -238,7 +238,7 @@ sys.path.insert(0, {str(tmp_path)!r})
 import refpkg
 
 async def main():
-    async with refpkg.toolset(pinning="off", mode="direct") as ts:
+    async with refpkg.toolset(mode="direct", connection=refpkg.ConnectionOptions(pinning="off")) as ts:
         result = await ts.call("victim__lookup", {{"a": "x"}})
         print(json.dumps({{"error": result.is_error, "text": result.text}}))
 

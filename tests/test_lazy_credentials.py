@@ -72,7 +72,7 @@ async def test_values_given_by_reference_name_the_variable_and_check_fails_fast(
     project: tuple[Path, ModuleType],
 ) -> None:
     _, package = project
-    async with package.toolset(env={"vault": VAULT}) as ts:
+    async with package.toolset(connection=package.ConnectionOptions(env={"vault": VAULT})) as ts:
         failed = await ts.call("vault__search", {"q": "x"})
         assert failed.is_error and failed.text == "server 'vault': set ${VAULT_TOKEN} to connect"
         await ts.check(["plain"])
@@ -80,7 +80,7 @@ async def test_values_given_by_reference_name_the_variable_and_check_fails_fast(
             await ts.check()
     os.environ["VAULT_TOKEN"] = "given-later"
     try:
-        async with package.toolset(env={"vault": VAULT}) as ts:
+        async with package.toolset(connection=package.ConnectionOptions(env={"vault": VAULT})) as ts:
             await ts.check()  # with the variable set, every server starts
             assert not (await ts.call("vault__search", {"q": "x"})).is_error
     finally:

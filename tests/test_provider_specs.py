@@ -38,7 +38,8 @@ def toolsets() -> list[ToolSet]:
     sets = []
     for mode in MODES:
         ts = ToolSet(Catalog(entries), mode=mode)  # type: ignore[arg-type]
-        ts.search("read a file and search the web", 10)  # routed mode then offers materialized tools too
+        hits = ts.search("read a file and search the web", 10)
+        ts.materialize([e.provider for e in hits])  # routed mode then offers materialized tools too
         sets.append(ts)
     return sets
 

@@ -6,6 +6,7 @@ hold where the model meets it, in specs, search, categories and calls, not only 
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import json
 import logging
@@ -56,33 +57,41 @@ def text_of(result: Any) -> Any:
 
 
 def test_rules_choose_the_bundles_of_every_match_in_rule_order(generated: ModuleType) -> None:
-    ts = generated.toolset(["time", "demo"], bundles=BUNDLES, routes=ROUTES, default_bundles=["trips"])
-    decision = ts.route(role="researcher", step="plan", intent="Please NOTE DOWN my flight number")
+    ts = generated.toolset(
+        ["time", "demo"], routing=generated.RoutingOptions(bundles=BUNDLES, routes=ROUTES, default_bundles=["trips"])
+    )
+    decision = ts.route_sync(role="researcher", step="plan", intent="Please NOTE DOWN my flight number")
     assert decision.bundles == ("clock", "trips")  # clock, then notes' trips and clock again: once each
     assert decision.rules == ("routes[0]", "notes") and decision.source == "rules"
     assert decision.why == "matched routes[0] (role='researcher'); notes (intent=/remember|note down/)"
-    travel = ts.route(workflow="travel", step="plan")
+    travel = ts.route_sync(workflow="travel", step="plan")
     assert (travel.bundles, travel.why) == (("trips",), "matched routes[2] (workflow='travel', step='plan')")
-    assert ts.route(step="plan").source == "default"  # every condition of a rule must hold: no workflow here
-    assert ts.route(role="Researcher").source == "default"  # workflow, role and step are exact
-    assert ts.route(intent="can you REMEMBER this").rules == ("notes",)  # intent: a case-insensitive search
-    fallback = ts.route(role="writer", intent="what time is it")
+    assert ts.route_sync(step="plan").source == "default"  # every condition of a rule must hold: no workflow here
+    assert ts.route_sync(role="Researcher").source == "default"  # workflow, role and step are exact
+    assert ts.route_sync(intent="can you REMEMBER this").rules == ("notes",)  # intent: a case-insensitive search
+    fallback = ts.route_sync(role="writer", intent="what time is it")
     assert (fallback.bundles, fallback.source, fallback.rules) == (("trips",), "default", ())
     assert fallback.why == "no rule matched; default_bundles"
 
 
 def test_without_default_bundles_no_match_means_every_tool(generated: ModuleType) -> None:
-    ts = generated.toolset(["time", "demo"], mode="direct", bundles=BUNDLES, routes=ROUTES)
-    ts.route(role="researcher")
+    ts = generated.toolset(
+        ["time", "demo"], mode="direct", routing=generated.RoutingOptions(bundles=BUNDLES, routes=ROUTES)
+    )
+    ts.route_sync(role="researcher")
     assert names(ts.tool_specs()) == TIME_TOOLS
-    decision = ts.route(role="writer")
+    decision = ts.route_sync(role="writer")
     assert decision.bundles is None and decision.why == "no rule matched; every tool (no default_bundles)"
-    assert len(ts.tool_specs(bundles=decision.bundles)) == 6
+    ts.expose(decision.bundles)
+    assert len(ts.tool_specs()) == 6
 
 
 def test_a_rule_may_name_a_server_as_its_bundle(generated: ModuleType) -> None:
-    ts = generated.toolset(["time", "demo"], mode="direct", routes=[{"role": "r", "bundles": ["time"]}])
-    assert names(ts.tool_specs(bundles=ts.route(role="r").bundles)) == TIME_TOOLS
+    ts = generated.toolset(
+        ["time", "demo"], mode="direct", routing=generated.RoutingOptions(routes=[{"role": "r", "bundles": ["time"]}])
+    )
+    ts.expose(ts.route_sync(role="r").bundles)
+    assert names(ts.tool_specs()) == TIME_TOOLS
 
 
 @pytest.mark.parametrize(
@@ -112,7 +121,7 @@ def test_a_rule_may_name_a_server_as_its_bundle(generated: ModuleType) -> None:
         ({"routes": {"role": "r", "bundles": ["clock"]}}, "routes must be a list of rules"),
         ({"routes": ["role=r"]}, "routes[0]: a rule must be a table of name, workflow, role, step, intent, bundles"),
         ({"default_bundles": ["clock", "nope"]}, "default_bundles: unknown bundle 'nope'"),
-        ({"bundle_descriptions": {"nope": "x"}}, "bundle_descriptions: unknown bundle 'nope'"),
+        ({"descriptions": {"nope": "x"}}, "descriptions: unknown bundle 'nope'"),
         ({"router": "not callable"}, "router must be an async callable taking a RouteRequest"),
     ],
 )
@@ -120,14 +129,14 @@ def test_bad_routing_is_a_configuration_error_naming_the_rule(
     generated: ModuleType, options: dict[str, Any], message: str
 ) -> None:
     with pytest.raises(ValueError) as raised:
-        generated.toolset(["time", "demo"], bundles=BUNDLES, **options)
+        generated.toolset(["time", "demo"], routing=generated.RoutingOptions(bundles=BUNDLES, **options))
     assert str(raised.value).startswith(message), str(raised.value)
 
 
 def test_route_inputs_are_strings(generated: ModuleType) -> None:
-    ts = generated.toolset(["time"], routes=[{"role": "r", "bundles": ["time"]}])
+    ts = generated.toolset(["time"], routing=generated.RoutingOptions(routes=[{"role": "r", "bundles": ["time"]}]))
     with pytest.raises(TypeError, match="route\\(\\): role must be a string or None, not int"):
-        ts.route(role=3)
+        ts.route_sync(role=3)
     assert ts.decision is None  # nothing was decided, nothing narrowed
 
 
@@ -136,9 +145,12 @@ def test_route_inputs_are_strings(generated: ModuleType) -> None:
 
 @pytest.mark.parametrize("mode", ["direct", "compact", "routed"])
 async def test_a_step_offers_searches_lists_and_runs_only_its_bundles(generated: ModuleType, mode: str) -> None:
-    async with generated.toolset(["time", "demo"], mode=mode, bundles=BUNDLES, routes=ROUTES) as ts:
-        decision = ts.route(role="researcher", step="plan", intent="what time is it in Tokyo?")
-        specs = names(ts.tool_specs(format="openai", bundles=decision.bundles))
+    async with generated.toolset(
+        ["time", "demo"], mode=mode, routing=generated.RoutingOptions(bundles=BUNDLES, routes=ROUTES)
+    ) as ts:
+        decision = ts.route_sync(role="researcher", step="plan", intent="what time is it in Tokyo?")
+        ts.expose(decision.bundles)
+        specs = names(ts.tool_specs(format="openai"))
         assert specs == {"direct": TIME_TOOLS, "compact": [*TIME_TOOLS, "get_tool_schema"], "routed": META}[mode]
         found = [
             hit["name"] for hit in text_of(await ts.call("search_tools", {"query": "convert a temperature"}))["tools"]
@@ -165,40 +177,50 @@ async def test_a_step_offers_searches_lists_and_runs_only_its_bundles(generated:
         assert unknown.is_error and "demo__" not in unknown.text  # suggestions come from this step's tools only
         now = await ts.call(*NOW)
         assert not now.is_error and now.structured["timezone"] == "UTC", now.text
-        ts.route(workflow="travel", step="plan")  # the next step: trips only
+        ts.route_sync(workflow="travel", step="plan")  # the next step: trips only
         assert (await ts.call(*CONVERT)).text == "373.15 kelvin"
         assert (await ts.call(*NOW)).text.endswith("the active bundles are: trips")
 
 
 async def test_routed_mode_offers_only_the_found_tools_of_the_step(generated: ModuleType) -> None:
-    ts = generated.toolset(["time", "demo"], mode="routed", bundles=BUNDLES, routes=ROUTES)
-    ts.search("convert", 2)
+    ts = generated.toolset(
+        ["time", "demo"], mode="routed", routing=generated.RoutingOptions(bundles=BUNDLES, routes=ROUTES)
+    )
+    hits = ts.search("convert", 2)
+    ts.materialize([e.provider for e in hits])
     assert set(ts.materialized) == {"demo__convert_temperature", "time__convert_time"}
-    ts.route(role="researcher")
+    ts.route_sync(role="researcher")
     assert ts.materialized == ("time__convert_time",)
     assert names(ts.tool_specs()) == [*META, "time__convert_time"]
-    ts.route(role="writer")  # no rule, no default: every tool again, and what was found with them
+    ts.route_sync(role="writer")  # no rule, no default: every tool again, and what was found with them
     assert set(ts.materialized) == {"demo__convert_temperature", "time__convert_time"}
 
 
 async def test_tool_specs_with_bundles_bounds_the_calls_too(generated: ModuleType) -> None:
-    async with generated.toolset(["time", "demo"], mode="direct", bundles=BUNDLES) as ts:
-        assert names(ts.tool_specs(bundles=["clock"])) == TIME_TOOLS
+    async with generated.toolset(
+        ["time", "demo"], mode="direct", routing=generated.RoutingOptions(bundles=BUNDLES)
+    ) as ts:
+        ts.expose(["clock"])
+        assert names(ts.tool_specs()) == TIME_TOOLS
         assert (await ts.call(*CONVERT)).text.endswith("the active bundles are: clock")
         assert names(ts.tool_specs()) == TIME_TOOLS  # the step's, until another choice
-        assert ts.tool_specs(bundles=[]) == [] and (await ts.call(*NOW)).text.endswith("the active bundles are: none")
-        assert len(ts.tool_specs(bundles=None)) == 6
+        ts.expose([])
+        assert ts.tool_specs() == [] and (await ts.call(*NOW)).text.endswith("the active bundles are: none")
+        ts.expose(None)
+        assert len(ts.tool_specs()) == 6
         assert not (await ts.call(*CONVERT)).is_error
         with pytest.raises(ValueError, match="bundles: unknown bundle 'clocks'"):
-            ts.tool_specs(bundles=["clocks"])
+            ts.expose(["clocks"])
 
 
 async def test_each_conversation_routes_on_its_own(generated: ModuleType) -> None:
-    async with generated.toolset(["time", "demo"], mode="direct", bundles=BUNDLES, routes=ROUTES) as ts:
-        ts.route(workflow="travel", step="plan")
+    async with generated.toolset(
+        ["time", "demo"], mode="direct", routing=generated.RoutingOptions(bundles=BUNDLES, routes=ROUTES)
+    ) as ts:
+        ts.route_sync(workflow="travel", step="plan")
         async with ts.session() as one, ts.session() as two:
             assert len(one.tool_specs()) == 6 and one.decision is None  # a new conversation has routed nothing yet
-            one.route(role="researcher")
+            one.route_sync(role="researcher")
             assert names(one.tool_specs()) == TIME_TOOLS and len(two.tool_specs()) == 6
             assert (await one.call(*CONVERT)).is_error and not (await two.call(*CONVERT)).is_error
         travel = names(ts.tool_specs())  # the toolset's own step is untouched by its conversations'
@@ -227,13 +249,16 @@ async def test_the_model_router_decides_only_what_no_rule_does(generated: Module
     answer = {"bundles": ["trips"], "why": "the user wants to travel"}
     router, requests = scripted(answer, ["clock", "clock", "time"])
     descriptions = {"trips": "Plan, price and cancel trips"}
-    options = {"bundles": BUNDLES, "routes": ROUTES, "default_bundles": ["clock"], "bundle_descriptions": descriptions}
-    async with generated.toolset(["time", "demo"], mode="direct", router=router, **options) as ts:
-        assert (await ts.aroute(role="researcher")).source == "rules" and requests == []
-        decision = await ts.aroute(role="writer", step="draft", intent="Book me a trip to Tokyo")
+    options = generated.RoutingOptions(
+        bundles=BUNDLES, routes=ROUTES, default_bundles=["clock"], router=router, descriptions=descriptions
+    )
+    async with generated.toolset(["time", "demo"], mode="direct", routing=options) as ts:
+        assert (await ts.route(role="researcher")).source == "rules" and requests == []
+        decision = await ts.route(role="writer", step="draft", intent="Book me a trip to Tokyo")
         assert (decision.source, decision.bundles, decision.error) == ("router", ("trips",), None)
         assert decision.why == "model router: the user wants to travel"
-        assert names(ts.tool_specs(bundles=decision.bundles))[0].startswith("demo__")
+        ts.expose(decision.bundles)
+        assert names(ts.tool_specs())[0].startswith("demo__")
         assert (await ts.call(*CONVERT)).text == "373.15 kelvin"
         (request,) = requests
         assert (request.inputs.role, request.inputs.step, request.inputs.intent) == (
@@ -268,7 +293,7 @@ async def test_the_model_router_decides_only_what_no_rule_does(generated: Module
         with pytest.raises(jsonschema.ValidationError):
             jsonschema.validate({"bundles": ["memory"], "why": ""}, schema)
         assert generated._runtime.strict.rules.violations(schema, "openai") == []
-        plain = await ts.aroute(intent="something else")  # a bare list of names is an answer too
+        plain = await ts.route(intent="something else")  # a bare list of names is an answer too
         assert (plain.bundles, plain.why) == (("clock", "time"), "model router")
 
 
@@ -287,9 +312,13 @@ async def test_a_router_answer_that_cannot_be_used_is_an_error_decision_and_logg
     generated: ModuleType, answer: Any, error: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     router, requests = scripted(answer)
-    ts = generated.toolset(["time", "demo"], mode="direct", bundles=BUNDLES, default_bundles=["clock"], router=router)
+    ts = generated.toolset(
+        ["time", "demo"],
+        mode="direct",
+        routing=generated.RoutingOptions(bundles=BUNDLES, default_bundles=["clock"], router=router),
+    )
     with caplog.at_level(logging.WARNING, logger="mcpvend.routing"):
-        decision = await ts.aroute(role="writer", intent="book a trip")
+        decision = await ts.route(role="writer", intent="book a trip")
     assert len(requests) == 1
     assert (decision.source, decision.bundles, decision.error) == ("default", ("clock",), error)
     assert decision.why == f"the model router's answer was not used: {error}; default_bundles"
@@ -301,9 +330,11 @@ async def test_a_router_answer_that_cannot_be_used_is_an_error_decision_and_logg
 
 def test_with_a_model_router_the_rules_alone_do_not_decide(generated: ModuleType) -> None:
     router, requests = scripted()
-    ts = generated.toolset(["time"], routes=[{"role": "r", "bundles": ["time"]}], router=router)
-    with pytest.raises(ValueError, match=r"this toolset has a model router: use `await ts.aroute\(...\)`"):
-        ts.route(role="r")  # even where a rule matches: which call works must not depend on the input
+    ts = generated.toolset(
+        ["time"], routing=generated.RoutingOptions(routes=[{"role": "r", "bundles": ["time"]}], router=router)
+    )
+    with pytest.raises(ValueError, match=r"this toolset has a model router: use `await ts.route\(...\)`"):
+        ts.route_sync(role="r")  # even where a rule matches: which call works must not depend on the input
     assert ts.decision is None and requests == []
 
 
@@ -318,11 +349,11 @@ def test_a_bare_name_several_servers_serve_resolves_within_the_step(generated: M
     )
     with pytest.raises(runtime.core.catalog.Ambiguous):
         catalog.resolve("search")
-    routing = runtime.routing.rules.Routing(catalog)
-    view = routing.view(routing.chosen(["b"]))
+    steps = runtime.core.steps.Steps(catalog)
+    view = steps.view(steps.chosen(["b"]))
     assert view.resolve("search").provider == "b__search" and view.resolve("a/search") is None
     assert [c.name for c in view.categories.values()] == ["b"]
-    assert routing.view(routing.chosen(None)) is catalog
+    assert steps.view(steps.chosen(None)) is catalog
 
 
 # --- [routing] in the config ------------------------------------------------------------------------
@@ -338,19 +369,22 @@ def readme_routing_table() -> str:
 def test_the_readme_routing_table_is_checked_and_feeds_the_toolset(generated: ModuleType, tmp_path: Path) -> None:
     config = write_config(tmp_path, {"time": demo(), "demo": demo()})  # only the names matter here
     config.write_text(config.read_text(encoding="utf-8") + "\n" + readme_routing_table(), encoding="utf-8")
-    options = load_config(config).routing
-    assert options == {
+    expected = {
         "bundles": {"clock": ["time/*"], "trips": ["demo/*"]},
-        "bundle_descriptions": {"trips": "Find airports, price and cancel trips"},
         "routes": [
             {"role": "researcher", "bundles": ["clock"]},
             {"name": "travel", "intent": "trip|flight|book", "bundles": ["trips"]},
         ],
         "default_bundles": ["clock"],
+        "router": None,
+        "descriptions": {"trips": "Find airports, price and cancel trips"},
     }
+    checked = load_config(config).routing  # mcpvend's own RoutingOptions, checked against the config's servers
+    assert type(checked).__name__ == "RoutingOptions" and dataclasses.asdict(checked) == expected
     routing = importlib.import_module("generated._runtime.routing.rules")
-    load_routing = routing.load_routing  # for a program that runs the package alone
-    assert load_routing(config) == options
+    load_routing = generated.load_routing  # for a program that runs the package alone
+    options = load_routing(config)
+    assert options == generated.RoutingOptions(**expected)
     pyproject = tmp_path / "pyproject.toml"
     pyproject.write_text(readme_routing_table().replace("[routing", "[tool.mcpvend.routing"), encoding="utf-8")
     assert load_routing(pyproject) == options
@@ -362,12 +396,13 @@ def test_the_readme_routing_table_is_checked_and_feeds_the_toolset(generated: Mo
     (tmp_path / "latin-1.toml").write_bytes(b"[routing]\n# caf\xe9\n")
     with pytest.raises(ValueError, match=r"latin-1\.toml: cannot read: 'utf-8' codec can't decode byte 0xe9"):
         load_routing(tmp_path / "latin-1.toml")
-    ts = generated.toolset(["time", "demo"], mode="direct", **options)
-    decision = ts.route(role="assistant", intent="Book a FLIGHT to Oslo")
+    ts = generated.toolset(["time", "demo"], mode="direct", routing=options)
+    full = ts.catalog  # every tool: no step was routed yet
+    decision = ts.route_sync(role="assistant", intent="Book a FLIGHT to Oslo")
     assert (decision.bundles, decision.rules) == (("trips",), ("travel",))
     assert len(names(ts.tool_specs())) == 4 and all(n.startswith("demo__") for n in names(ts.tool_specs()))
-    assert ts.route(role="writer").bundles == ("clock",) and names(ts.tool_specs()) == TIME_TOOLS
-    listed = ts.routing.request(routing.RouteInputs()).bundles  # what a model router would read
+    assert ts.route_sync(role="writer").bundles == ("clock",) and names(ts.tool_specs()) == TIME_TOOLS
+    listed = routing.Routing(full, options).request(routing.RouteInputs()).bundles  # what a model router would read
     assert [(b.name, b.description) for b in listed][2:] == [
         ("clock", ""),
         ("trips", "Find airports, price and cancel trips"),

@@ -79,7 +79,7 @@ async def test_a_change_nobody_announces_is_not_looked_for_over_stdio(package: M
 
 async def test_warn_logs_a_change_once_and_keeps_calling(package: ModuleType, caplog: pytest.LogCaptureFixture) -> None:
     with caplog.at_level(logging.WARNING, logger="mcpvend.pinning"):
-        async with package.toolset(["announced"], pinning="warn") as ts:
+        async with package.toolset(["announced"], connection=package.ConnectionOptions(pinning="warn")) as ts:
             results = [await ts.call("announced__fetch_page", PAGE) for _ in range(3)]
     assert not any(r.is_error for r in results)
     warned = [r.getMessage() for r in caplog.records if "fetch_page" in r.getMessage()]
@@ -101,7 +101,7 @@ async def test_a_restarted_server_is_compared_again(package: ModuleType) -> None
         assert not (await ts.call("restarted__echo", {"text": "a"})).is_error
         package.marker.touch()  # the next process serves the changed tool from the start
         try:
-            await ts.aclose()  # the server goes; the next call starts it again
+            await ts.close()  # the server goes; the next call starts it again
             refused = await ts.call("restarted__fetch_page", PAGE)
             assert refused.is_error and "its description changed since review" in refused.text
         finally:
@@ -136,7 +136,7 @@ async def test_over_http_the_tools_are_compared_again_once_the_pin_ttl_has_passe
     """A TTL of 0 compares before every call; the default (an hour) does not within this test."""
     package, fault = http_package
     fault.write_text("ok")
-    async with package.toolset(pin_ttl=pin_ttl) as ts:
+    async with package.toolset(connection=package.ConnectionOptions(pin_ttl=pin_ttl)) as ts:
         assert not (await ts.call("web__fetch_page", PAGE)).is_error
         fault.write_text("rug-pull")  # from now on the endpoint serves another description, unannounced
         try:

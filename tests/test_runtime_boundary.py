@@ -31,9 +31,10 @@ OPTIONAL: dict[str, set[str]] = {
 # only inside the function that asks for it (test_adapters_are_imported_only_when_asked_for), and
 # names the frameworks' types in annotations only.
 FRAMEWORKS: dict[str, set[str]] = {
-    "frameworks/pydantic_ai.py": {"pydantic_ai", "pydantic_core"},
-    "frameworks/openai_agents.py": {"agents"},
-    "frameworks/langchain.py": {"langchain", "langchain_core"},
+    "frameworks/pydantic_ai_toolset.py": {"pydantic_ai", "pydantic_core"},
+    "frameworks/openai_agents_server.py": {"agents"},
+    "frameworks/langchain_tools.py": {"langchain_core"},
+    "frameworks/langchain_agent.py": {"langchain", "langchain_core"},
 }
 
 

@@ -242,9 +242,11 @@ def toolset(project: Project, replay_fault: str = "") -> Any:
     """Env and header values are given by name, as an application does (lockfiles hold names only)."""
     return project.package.toolset(
         list(SERVERS),
-        env={"st": {"API_KEY": SECRETS["ENV_SECRET"], "PAD": "", "REPLAY_FAULT": replay_fault}},
-        headers={"web": {"Authorization": f"Bearer {SECRETS['TOKEN']}"}},
-        timeout=10,
+        connection=project.package.ConnectionOptions(
+            env={"st": {"API_KEY": SECRETS["ENV_SECRET"], "PAD": "", "REPLAY_FAULT": replay_fault}},
+            headers={"web": {"Authorization": f"Bearer {SECRETS['TOKEN']}"}},
+            timeout=10,
+        ),
     )
 
 

@@ -20,6 +20,7 @@ import pytest
 from conftest import REPO, annotated_tasks, node_server, paraphrased_queries, search_documents
 from mcpvend.runtime.core.catalog import Catalog, Entry
 from mcpvend.runtime.core.search import BM25Ranker, Ranker, SearchDocument
+from mcpvend.runtime.package import ranker_factory
 from mcpvend.runtime.semantic import hybrid as semantic
 from mcpvend.runtime.semantic.hybrid import QUERY_CHARS, WORDLLAMA, HybridRanker, RankerUnavailable, hybrid, load_model
 from mcpvend.runtime.toolset import ToolSet
@@ -214,7 +215,7 @@ def test_a_missing_wordllama_says_how_to_install_it(monkeypatch: pytest.MonkeyPa
     monkeypatch.setitem(sys.modules, "wordllama", None)  # as if not installed
     try:
         with pytest.raises(RankerUnavailable, match=rf"needs {WORDLLAMA} .*: pip install {WORDLLAMA}$"):
-            Catalog([Entry("s", {"name": "t"})], ranker="hybrid")  # fails when the catalog is made, not on search
+            ranker_factory("hybrid")  # fails when the toolset (its ranker factory) is made, not on search
         assert issubclass(RankerUnavailable, ImportError)
         monkeypatch.setitem(sys.modules, "wordllama", ModuleType("wordllama"))
         with pytest.raises(RankerUnavailable, match="found unknown, whose offline load path is not known"):
@@ -225,10 +226,11 @@ def test_a_missing_wordllama_says_how_to_install_it(monkeypatch: pytest.MonkeyPa
 
 def test_a_ranker_is_named_or_given() -> None:
     with pytest.raises(ValueError, match="unknown ranker 'semantic'; use one of bm25, hybrid, or a factory"):
-        Catalog([], ranker="semantic")
+        ranker_factory("semantic")
     with pytest.raises(ValueError, match="unknown ranker 5"):
-        Catalog([], ranker=5)  # type: ignore[arg-type]
-    catalog = Catalog([Entry("s", {"name": "list_directory"})], ranker="hybrid")
+        ranker_factory(5)  # type: ignore[arg-type]
+    assert ranker_factory(None) is ranker_factory("bm25") is BM25Ranker and ranker_factory(HybridRanker) is HybridRanker
+    catalog = Catalog([Entry("s", {"name": "list_directory"})], ranker=ranker_factory("hybrid"))
     assert isinstance(catalog._ranker, HybridRanker) and catalog._ranker.alpha == semantic.DEFAULT_ALPHA
 
 
@@ -268,10 +270,17 @@ async def test_a_generated_toolset_searches_with_the_hybrid_and_calls_what_it_fo
     node_server("server-filesystem")
     generated = importlib.import_module("generated")
     query = {"query": "show me what is in this folder"}
-    async with generated.toolset(["time", "filesystem"], mode="routed", cwd=str(REPO)) as plain:
+    async with generated.toolset(
+        ["time", "filesystem"], mode="routed", connection=generated.ConnectionOptions(cwd=str(REPO))
+    ) as plain:
         found = json.loads((await plain.call("search_tools", query)).text)["tools"]
         assert "filesystem__list_directory" not in [hit["name"] for hit in found]  # BM25F: no word in common
-    async with generated.toolset(["time", "filesystem"], mode="routed", ranker="hybrid", cwd=str(REPO)) as ts:
+    async with generated.toolset(
+        ["time", "filesystem"],
+        mode="routed",
+        search=generated.SearchOptions(ranker="hybrid"),
+        connection=generated.ConnectionOptions(cwd=str(REPO)),
+    ) as ts:
         found = json.loads((await ts.call("search_tools", query)).text)["tools"]
         assert found[0]["name"] == "filesystem__list_directory", found
         listing = await ts.call(found[0]["name"], {"path": str(REPO / "tests" / "fixtures" / "files")})

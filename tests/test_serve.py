@@ -58,7 +58,9 @@ def text(result: Any) -> str:
 
 @pytest.mark.parametrize("mode", ["direct", "compact", "routed"])
 async def test_every_mode_lists_the_toolset_specs_and_forwards_calls(generated: ModuleType, mode: str) -> None:
-    expected = generated.toolset(list(UPSTREAMS), mode=mode, max_materialized=0).tool_specs("mcp")
+    expected = generated.toolset(
+        list(UPSTREAMS), mode=mode, search=generated.SearchOptions(max_materialized=0)
+    ).tool_specs("mcp")
     async with Client(stdio(*UPSTREAMS, "--mode", mode)) as client:
         assert listed(await client.list_tools()) == expected
         now = await client.call_tool("time__get_current_time", {"timezone": "Europe/Paris"})

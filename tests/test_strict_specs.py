@@ -48,7 +48,7 @@ CANNOT_SAY = (
 def corpus_specs() -> list[tuple[str, ToolSpec]]:
     entries = [Entry(server, tool) for server, tools in corpus_servers().items() for tool in tools]
     ts = ToolSet(Catalog(entries), mode="direct")
-    return [(spec.name, spec) for spec in ts.specs()]
+    return [(spec.name, spec) for spec in ts.listing()]
 
 
 # --- the corpus: how many tools come out strict, and why the others do not ------------------
@@ -368,7 +368,7 @@ from mcpvend.runtime.toolset import ToolSet
 entries = [Entry(s, t) for s, tools in corpus_servers().items() for t in tools]
 for mode in ("direct", "compact", "routed"):
     ts = ToolSet(Catalog(entries), mode=mode)
-    ts.search("weather forecast for a city")
+    ts.materialize([e.provider for e in ts.search("weather forecast for a city")])
     for fmt in ("openai", "openai-responses", "anthropic"):
         sys.stdout.write(json.dumps(ts.tool_specs(fmt, strict=True), ensure_ascii=False))
     sys.stdout.write(str(ts.plan()))
@@ -391,7 +391,7 @@ def generated() -> ModuleType:
 
 @pytest.mark.anyio
 async def test_a_strict_call_with_placeholder_nulls_reaches_the_server_without_them(generated: ModuleType) -> None:
-    async with generated.toolset(["demo"], mode="direct", cwd=str(REPO)) as ts:
+    async with generated.toolset(["demo"], mode="direct", connection=generated.ConnectionOptions(cwd=str(REPO))) as ts:
         specs = {s["function"]["name"]: s["function"]["parameters"] for s in ts.tool_specs("openai", strict=True)}
         call = {  # what a strict model must send: every property, null for "not given"
             "travelers": [{"name": "Ada", "age": 36}],
@@ -411,7 +411,9 @@ async def test_a_strict_call_with_placeholder_nulls_reaches_the_server_without_t
 
 @pytest.mark.anyio
 async def test_meta_tools_take_a_strict_models_nulls(generated: ModuleType) -> None:
-    async with generated.toolset(["demo", "time"], mode="routed", cwd=str(REPO)) as ts:
+    async with generated.toolset(
+        ["demo", "time"], mode="routed", connection=generated.ConnectionOptions(cwd=str(REPO))
+    ) as ts:
         search = next(s for s in ts.tool_specs("anthropic", strict=True) if s["name"] == "search_tools")
         assert search["strict"] is True
         openai = next(s for s in ts.tool_specs("openai", strict=True) if s["function"]["name"] == "search_tools")

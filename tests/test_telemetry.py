@@ -25,13 +25,14 @@ async def main() -> None:
 
     bundles = {"trips": ["demo/*"], "clock": ["time/*"]}
     routes = [{"role": "planner", "bundles": ["trips"]}]
-    async with generated.toolset(["demo", "time"], bundles=bundles, routes=routes, router=router) as ts:
-        await ts.aroute(role="planner", step="plan", intent="a trip")
+    routing = generated.RoutingOptions(bundles=bundles, routes=routes, router=router)
+    async with generated.toolset(["demo", "time"], routing=routing) as ts:
+        await ts.route(role="planner", step="plan", intent="a trip")
         await ts.call("demo__convert_temperature", {"value": 1})
         await ts.call("call_tool", {"name": "demo__airports_find-by-code_b73eb4", "arguments": {"code": "ZZZ"}})
         await ts.call("demo__convert_temperature", {"value": "hot"})
         await ts.call("time__get_current_time", {"timezone": "UTC"})
-        await ts.aroute(role="nobody")
+        await ts.route(role="nobody")
 """
 
 TRACED = (

@@ -16,10 +16,11 @@ import pytest
 from conftest import REPO, outputs_by_hash_seed
 from mcpvend.runtime.code.sandbox import load_monty
 from mcpvend.runtime.core.catalog import Catalog, Entry
+from mcpvend.runtime.core.options import SearchOptions
 from mcpvend.runtime.core.results import ModelResult
 from mcpvend.runtime.core.specs import META_NAMES, Mode
 from mcpvend.runtime.textformats.calls import CallError, ParsedCall
-from mcpvend.runtime.textformats.choice import TEXT_FORMATS, choose_format, code_mode_available
+from mcpvend.runtime.textformats.choice import TEXT_FORMATS, TextOptions, choose_format, code_mode_available
 from mcpvend.runtime.textformats.pythonic import python_name
 from mcpvend.runtime.toolset import ToolSet
 
@@ -263,8 +264,9 @@ def test_a_result_cannot_close_the_hermes_frame_around_it() -> None:
 @pytest.mark.parametrize("mode", ["direct", "compact", "routed"])
 def test_every_mode_renders_its_own_tools_in_every_format(mode: Mode, fmt: str) -> None:
     ts = toolset(mode)
-    ts.search("current time in a timezone", 2)  # routed mode offers what search found
-    names = [s.name for s in ts.specs()]
+    hits = ts.search("current time in a timezone", 2)
+    ts.materialize([e.provider for e in hits])  # routed mode offers what search found
+    names = [s.name for s in ts.listing()]
     prompt = ts.text_prompt(fmt)
     wire = TEXT_FORMATS[fmt].wire_name
     assert all(wire(name) in prompt for name in names)
@@ -286,7 +288,7 @@ sys.path.insert(0, sys.argv[1])
 from test_textformats import FORMATS, toolset
 for mode in ("direct", "compact", "routed"):
     ts = toolset(mode)
-    ts.search("current time", 3)
+    ts.materialize([e.provider for e in ts.search("current time", 3)])
     for fmt in FORMATS:
         sys.stdout.write(hashlib.sha256(ts.text_prompt(fmt).encode()).hexdigest() + "\\n")
 """
@@ -318,7 +320,7 @@ def test_without_model_tool_calling_the_first_available_format_is_used() -> None
         "the primary native is unavailable (the model has no native tool calling: model_tool_calling=False); "
         "pythonic is the first available"
     )
-    ts = toolset(call_format=choice)
+    ts = toolset(text=TextOptions(["native", "pythonic", "hermes"], model_tool_calling=False))
     assert ts.call_format == "pythonic" and ts.text_prompt() == ts.text_prompt("pythonic")
     assert str(choice) in str(ts.plan()) and "mode: direct" in str(ts.plan())
 
@@ -371,7 +373,7 @@ def test_formats_must_be_a_list_and_text_formats_a_known_name() -> None:
 
 
 def test_prepare_searches_the_users_message_and_returns_the_prompt_for_a_text_format() -> None:
-    ts = toolset("routed", call_format=choose_format(["hermes"]), max_materialized=2)
+    ts = toolset("routed", text=TextOptions(["hermes"]), search=SearchOptions(max_materialized=2))
     prepared = ts.prepare("What is the current time in Tokyo?")
     assert prepared.format == "hermes" and prepared.specs is None
     assert prepared.found[0] == "time__get_current_time" and len(prepared.found) <= 2

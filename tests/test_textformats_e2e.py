@@ -104,7 +104,10 @@ async def converse(fmt: str) -> tuple[Transcript, list[Turn], Any]:
     generated = importlib.import_module("generated")
     turns: list[Turn] = []
     async with generated.toolset(
-        ["time", "demo"], mode="routed", formats=["native", fmt], model_tool_calling=False, model_size="small"
+        ["time", "demo"],
+        mode="routed",
+        text=generated.TextOptions(formats=["native", fmt], model_tool_calling=False),
+        search=generated.SearchOptions(model_size="small"),
     ) as ts:
         prepared = ts.prepare(QUESTION)
         assert prepared.format == fmt and prepared.prompt is not None and prepared.specs is None

@@ -153,7 +153,7 @@ def locked_specs() -> list[ToolSpec]:
     for server in ("time", "demo"):
         lock = json.loads((REPO / "lockfiles" / f"{server}.lock.json").read_text(encoding="utf-8"))
         entries += [Entry(server, t["tool"]) for t in lock["tools"]]
-    return ToolSet(Catalog(entries), mode="direct").specs()
+    return ToolSet(Catalog(entries), mode="direct").listing()
 
 
 RESULTS = [

@@ -35,7 +35,9 @@ def text_of(result: Any) -> Any:
 
 @pytest.mark.parametrize("mode", ["direct", "compact", "routed"])
 async def test_every_mode_calls_real_tools_by_name_and_through_call_tool(generated: ModuleType, mode: str) -> None:
-    async with generated.toolset(["time", "everything", "demo"], mode=mode, cwd=str(REPO)) as ts:
+    async with generated.toolset(
+        ["time", "everything", "demo"], mode=mode, connection=generated.ConnectionOptions(cwd=str(REPO))
+    ) as ts:
         names = [s["function"]["name"] for s in ts.tool_specs("openai")]
         if mode == "direct":
             assert "time__get_current_time" in names and "get_tool_schema" not in names
@@ -53,7 +55,7 @@ async def test_every_mode_calls_real_tools_by_name_and_through_call_tool(generat
 
 
 async def test_the_issue_example_auto_plan_specs_call(generated: ModuleType) -> None:
-    ts = generated.toolset(servers=["time", "everything"], mode="auto", context_window=128_000)
+    ts = generated.toolset(servers=["time", "everything"], mode="auto", budget=generated.Budget(context_window=128_000))
     try:
         plan = ts.plan()
         assert plan.mode == "direct" and plan.tools == 15
@@ -63,14 +65,16 @@ async def test_the_issue_example_auto_plan_specs_call(generated: ModuleType) -> 
         result = await ts.call("everything__get-sum", {"a": 2, "b": 40})
         assert "42" in result.text and not result.is_error
     finally:
-        await ts.aclose()
-    small = generated.toolset(servers=["time", "everything"], context_window=8_000)
+        await ts.close()
+    small = generated.toolset(servers=["time", "everything"], budget=generated.Budget(context_window=8_000))
     assert small.mode == "compact"  # 15 tools' full schemas exceed 1,600 tokens; their compact listing (673) does not
 
 
 async def test_routed_meta_tools(generated: ModuleType) -> None:
     bundles = {"clock": ["time/*", "everything/get-sum"]}
-    async with generated.toolset(["time", "everything", "filesystem"], mode="routed", bundles=bundles) as ts:
+    async with generated.toolset(
+        ["time", "everything", "filesystem"], mode="routed", routing=generated.RoutingOptions(bundles=bundles)
+    ) as ts:
         categories = text_of(await ts.call("list_categories"))["categories"]
         assert categories == [
             {"name": "everything", "kind": "server", "tools": 13},
@@ -136,7 +140,9 @@ async def test_pydantic_model_validation_runs_too(crashy: ModuleType) -> None:
 
 
 async def test_tool_errors_and_media_results(generated: ModuleType, tmp_path: Path) -> None:
-    async with generated.toolset(["everything"], mode="direct", media_dir=str(tmp_path)) as ts:
+    async with generated.toolset(
+        ["everything"], mode="direct", results=generated.ResultOptions(media_dir=str(tmp_path))
+    ) as ts:
         image = await ts.call("everything__get-tiny-image", {})
         assert not image.is_error and image.media and image.media[0].mime_type == "image/png"
         assert image.media[0].sha256 in image.text and "base64" not in image.text
@@ -146,7 +152,7 @@ async def test_tool_errors_and_media_results(generated: ModuleType, tmp_path: Pa
 
 
 async def test_long_results_are_truncated(generated: ModuleType) -> None:
-    async with generated.toolset(["everything"], max_result_chars=40) as ts:
+    async with generated.toolset(["everything"], results=generated.ResultOptions(max_chars=40)) as ts:
         result = await ts.call("everything__echo", {"message": "x" * 500})
         assert result.text.startswith("Echo: xxx") and "truncated" in result.text and len(result.text) < 200
 
@@ -171,7 +177,7 @@ async def test_pinning_refuses_a_drifted_tool_with_an_error_result(tmp_path: Pat
             refused = await ts.call("drift__echo", {"text": "x"})
             assert refused.is_error and "refused" in refused.text
             assert (await ts.call("drift__pid", {})).text.isdigit()
-        async with package.toolset(["drift"], pinning="off") as ts:
+        async with package.toolset(["drift"], connection=package.ConnectionOptions(pinning="off")) as ts:
             assert (await ts.call("drift__echo", {"text": "x"})).text == "x"
     finally:
         sys.path.remove(str(root))
@@ -199,11 +205,11 @@ SLOW_START = {"crashy": {"CRASHY_START_DELAY": "2.5"}}
 
 async def test_starting_a_server_and_calling_a_tool_have_separate_bounds(crashy: ModuleType) -> None:
     """A 1.5 s call timeout does not fail a server that takes 2.5 s to start (starting has the lockfile's, 30 s)."""
-    async with crashy.toolset(timeout=1.5, env=SLOW_START) as ts:
+    async with crashy.toolset(connection=crashy.ConnectionOptions(timeout=1.5, env=SLOW_START)) as ts:
         assert (await ts.call("crashy__echo", {"text": "started"})).text == "started"
         slow = await ts.call("crashy__sleep", {"seconds": 5})
         assert slow.is_error and slow.text == "tool 'crashy__sleep' timed out after 1.5 s"
-    async with crashy.toolset(start_timeout=1, env=SLOW_START) as ts:
+    async with crashy.toolset(connection=crashy.ConnectionOptions(start_timeout=1, env=SLOW_START)) as ts:
         late = await ts.call("crashy__echo", {"text": "x"})
         assert late.is_error and late.text == "server 'crashy' did not start within 1 s"
 
@@ -217,7 +223,7 @@ async def test_the_typed_wrappers_bound_starting_and_calls_separately(crashy: Mo
 
 
 async def test_per_call_timeout(crashy: ModuleType) -> None:
-    async with crashy.toolset(timeout=1.0) as ts:
+    async with crashy.toolset(connection=crashy.ConnectionOptions(timeout=1.0)) as ts:
         slow = await ts.call("crashy__sleep", {"seconds": 5})
         assert slow.is_error and "timed out after 1 s" in slow.text
         assert (await ts.call("crashy__echo", {"text": "still here"})).text == "still here"
@@ -255,7 +261,7 @@ async def test_concurrent_calls_survive_a_crash(crashy: ModuleType, tmp_path: Pa
 
 
 async def test_a_server_that_cannot_start_gives_an_error_result(crashy: ModuleType) -> None:
-    ts = crashy.toolset(env={"crashy": {"SECRET_TOKEN": "hunter2-sentinel"}})
+    ts = crashy.toolset(connection=crashy.ConnectionOptions(env={"crashy": {"SECRET_TOKEN": "hunter2-sentinel"}}))
     connection = ts.pool.connections["crashy"]
     locked = connection.resolve()  # the package's own (vendored) target class
     connection.resolve = lambda: type(locked)(command="/nonexistent/server", env=locked.env)
@@ -300,7 +306,9 @@ async def test_a_read_only_call_whose_retry_dies_too_gives_up(crashy: ModuleType
 
 
 async def test_a_json_rpc_error_is_an_error_result_without_secrets(crashy: ModuleType) -> None:
-    async with crashy.toolset(env={"crashy": {"API_KEY": "sk-sentinel-9f3e"}}) as ts:
+    async with crashy.toolset(
+        connection=crashy.ConnectionOptions(env={"crashy": {"API_KEY": "sk-sentinel-9f3e"}})
+    ) as ts:
         result = await ts.call("crashy__refuse", {})
         assert result.is_error
         assert result.text == "the call failed: the server answered with error -32050: quota exceeded for key ***"
@@ -318,7 +326,7 @@ async def test_an_unusable_input_schema_is_an_error_result() -> None:
 
 
 async def test_a_server_that_hangs_at_start_times_out(crashy: ModuleType) -> None:
-    ts = crashy.toolset(start_timeout=1.0)
+    ts = crashy.toolset(connection=crashy.ConnectionOptions(start_timeout=1.0))
     connection = ts.pool.connections["crashy"]
     vendored = type(connection.resolve())
     connection.resolve = lambda: vendored(command="sleep", args=("30",))
@@ -370,7 +378,7 @@ async def test_typed_connect_lets_what_its_block_raised_out_unwrapped(crashy: Mo
 async def test_media_that_cannot_be_kept_is_an_error_result(generated: ModuleType, tmp_path: Path) -> None:
     not_a_directory = tmp_path / "file"
     not_a_directory.write_text("", encoding="utf-8")
-    async with generated.toolset(["everything"], media_dir=str(not_a_directory)) as ts:
+    async with generated.toolset(["everything"], results=generated.ResultOptions(media_dir=str(not_a_directory))) as ts:
         result = await ts.call("everything__get-tiny-image", {})
         assert result.is_error and "the result of 'everything__get-tiny-image' could not be kept:" in result.text
 

@@ -12,6 +12,7 @@ from conftest import REPO, corpus_servers, outputs_by_hash_seed
 from mcpvend.runtime.core.budget import Budget, choose
 from mcpvend.runtime.core.catalog import Ambiguous, Catalog, Entry, Filter, summary
 from mcpvend.runtime.core.names import PROVIDER_NAME, provider_name, provider_names
+from mcpvend.runtime.core.options import SearchOptions
 from mcpvend.runtime.core.specs import (
     COMPACT_MIN_CHARS,
     COMPACT_TOKENS,
@@ -282,7 +283,7 @@ from mcpvend.runtime.toolset import ToolSet
 entries = [Entry(s, t) for s, tools in corpus_servers().items() for t in tools]
 for mode in ("direct", "compact", "routed"):
     ts = ToolSet(Catalog(entries), mode=mode)
-    ts.search("weather forecast for a city")
+    ts.materialize([e.provider for e in ts.search("weather forecast for a city")])
     for fmt in ("openai", "anthropic", "mcp"):
         sys.stdout.write(json.dumps(ts.tool_specs(fmt), ensure_ascii=False))
 """
@@ -298,14 +299,16 @@ def test_specs_are_byte_identical_across_processes() -> None:
 
 
 def test_search_materializes_capped_in_a_stable_order() -> None:
-    ts = ToolSet(Catalog(corpus_entries()), mode="routed", max_materialized=2)
+    ts = ToolSet(Catalog(corpus_entries()), mode="routed", search=SearchOptions(max_materialized=2))
     hits = ts.search("search the web for news articles", 5)
-    assert len(hits) == 5
+    assert len(hits) == 5 and ts.materialized == ()  # search only finds: nothing is offered yet
+    ts.materialize([e.provider for e in hits])
     assert ts.materialized == tuple(sorted(e.provider for e in hits[:2]))
     names = [s["name"] for s in ts.tool_specs("anthropic")]
     assert names[:5] == ["search_tools", "list_categories", "browse_category", "get_tool_schema", "call_tool"]
     assert names[5:] == list(ts.materialized)
     newer = ts.search("weather forecast", 1)
+    ts.materialize([e.provider for e in newer])
     assert newer[0].provider in ts.materialized and hits[0].provider in ts.materialized
     ts.reset()
     assert ts.materialized == ()
@@ -314,10 +317,11 @@ def test_search_materializes_capped_in_a_stable_order() -> None:
 
 @pytest.mark.parametrize(("size", "cap"), [("small", 2), ("medium", 5), ("large", 10)])
 def test_materialization_cap_by_model_size(size: str, cap: int) -> None:
-    from mcpvend.runtime.core.budget import MATERIALIZE_CAPS
+    from mcpvend.runtime.core.options import MATERIALIZE_CAPS
 
-    ts = ToolSet(Catalog(corpus_entries()), mode="routed", max_materialized=MATERIALIZE_CAPS[size])
-    ts.search("search the web for news articles", 20)
+    assert MATERIALIZE_CAPS[size] == cap
+    ts = ToolSet(Catalog(corpus_entries()), mode="routed", search=SearchOptions(model_size=size))
+    ts.materialize([e.provider for e in ts.search("search the web for news articles", 20)])
     assert len(ts.materialized) == cap
 
 
@@ -339,6 +343,8 @@ def test_a_ranker_plugs_in() -> None:
             return [Hit(key, 1.0) for key in self.keys[:limit]]
 
     entries = [Entry("s", tool(n)) for n in ("alpha", "beta", "gamma")]
-    ts = ToolSet(Catalog(entries, ranker=Reverse), mode="routed", max_materialized=2)
-    assert [e.provider for e in ts.search("anything", 2)] == ["s__gamma", "s__beta"]
+    ts = ToolSet(Catalog(entries, ranker=Reverse), mode="routed", search=SearchOptions(max_materialized=2))
+    hits = ts.search("anything", 2)
+    assert [e.provider for e in hits] == ["s__gamma", "s__beta"]
+    ts.materialize([e.provider for e in hits])
     assert ts.materialized == ("s__beta", "s__gamma")

@@ -94,7 +94,9 @@ async def test_a_scripted_model_searches_reads_the_schema_recovers_and_calls_by_
     node_server("server-everything")
     generated = importlib.import_module("generated")
     validate = TypeAdapter(ChatCompletionToolMessageParam).validate_python
-    async with generated.toolset(["time", "everything", "filesystem", "demo"], mode="auto", context_window=4_000) as ts:
+    async with generated.toolset(
+        ["time", "everything", "filesystem", "demo"], mode="auto", budget=generated.Budget(context_window=4_000)
+    ) as ts:
         assert ts.mode == "routed"  # the compact listing (1,372 tokens) > 20 % of 4,000
         transcript = Transcript(ts.tool_specs("openai"))
         results = []

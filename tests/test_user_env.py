@@ -134,9 +134,9 @@ def test_the_hybrid_ranker_says_how_to_install_wordllama_where_it_is_missing(use
     script = """
 import importlib.util
 assert importlib.util.find_spec("wordllama") is None
-from generated import toolset
+from generated import SearchOptions, toolset
 try:
-    toolset(["time"], ranker="hybrid")
+    toolset(["time"], search=SearchOptions(ranker="hybrid"))
 except ImportError as exc:
     print(exc)
 """
@@ -147,3 +147,31 @@ except ImportError as exc:
         "the hybrid ranker needs wordllama==0.4.0.post1 (it cannot be imported: No module named 'wordllama'): "
         "pip install wordllama==0.4.0.post1"
     )
+
+
+def test_langchain_tools_need_langchain_core_alone(user_env: Path, tmp_path: Path) -> None:
+    """LangGraph and `langchain-mcp-adapters` users have `langchain-core`, not the `langchain` agents package."""
+    app = tmp_path / "app"
+    shutil.copytree(REPO / "generated", app / "generated", ignore=shutil.ignore_patterns("__pycache__"))
+    core = tmp_path / "langchain-core"  # beside the bare venv, which the other tests keep bare
+    pip = [str(user_env / "bin" / "python"), "-m", "pip", "install", "-q", "--target", str(core)]
+    done = subprocess.run([*pip, "-c", str(REPO / "constraints.txt"), "langchain-core"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-3000:]
+    script = """
+import anyio, importlib.util, sys
+assert importlib.util.find_spec("langchain") is None and importlib.util.find_spec("langchain_core") is not None
+from generated import ConnectionOptions, toolset
+
+async def main() -> None:
+    async with toolset(["demo"], mode="direct", connection=ConnectionOptions(cwd=sys.argv[1])) as ts:
+        tools = {t.name: t for t in ts.for_langchain()}
+        convert = tools["demo__convert_temperature"]
+        print(await convert.ainvoke({"value": 0, "to": "kelvin"}))
+
+anyio.run(main)
+"""
+    env = {**os.environ, "PYTHONPATH": str(core)}
+    command = [str(user_env / "bin" / "python"), "-c", script, str(REPO)]
+    run = subprocess.run(command, cwd=app, env=env, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert run.stdout.strip() == "273.15 kelvin"

@@ -33,7 +33,17 @@ from .core.catalog import Ambiguous, Catalog, Entry
 from .core.conversation import Conversation
 from .core.options import ResultOptions, SearchOptions
 from .core.results import MediaStore, ModelResult
-from .core.specs import GET_TOOL_SCHEMA, META_NAMES, META_TOOLS, Format, Mode, ToolSpec, compact_spec, full_spec, tokens
+from .core.specs import (
+    GET_TOOL_SCHEMA,
+    META_NAMES,
+    META_TOOLS,
+    Format,
+    Mode,
+    ToolSpec,
+    compact_spec,
+    full_spec,
+    tokens,
+)
 from .core.steps import Decision, RouteInputs, StepInputs, Steps
 from .routing.rules import Routing, RoutingOptions
 from .strict.rewrite import from_strict, strict_reports, strict_specs

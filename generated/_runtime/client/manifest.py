@@ -16,7 +16,16 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
-from .targets import VARIABLE, Capability, HttpTarget, MissingVariable, StdioTarget, Target, interpolate, meaningful
+from .targets import (
+    VARIABLE,
+    Capability,
+    HttpTarget,
+    MissingVariable,
+    StdioTarget,
+    Target,
+    interpolate,
+    meaningful,
+)
 
 MANIFEST = "manifest.json"
 DEFAULT_START_TIMEOUT = 30.0  # as `mcpvend lock` waits for a server, unless the config says otherwise

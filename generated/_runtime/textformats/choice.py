@@ -13,7 +13,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..code.sandbox import available as code_mode_available  # the one tie to code mode: its sandbox imports
+from ..code.sandbox import (
+    available as code_mode_available,  # the one tie to code mode: its sandbox imports
+)
 from ..core.budget import FormatChoice
 from .calls import TextFormat
 from .hermes import Hermes

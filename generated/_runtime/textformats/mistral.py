@@ -26,7 +26,18 @@ from typing import Any
 
 from ..core.results import ModelResult
 from ..core.specs import ToolSpec
-from .calls import CallError, Found, ParsedCall, RawCall, RawError, decode_at, dumps, loose_json, read_call, snippet
+from .calls import (
+    CallError,
+    Found,
+    ParsedCall,
+    RawCall,
+    RawError,
+    decode_at,
+    dumps,
+    loose_json,
+    read_call,
+    snippet,
+)
 
 VERSIONS = ("v2", "v3", "v7", "v11", "v13")
 TOOL_CALLS, ARGS, CALL_ID, EOS = "[TOOL_CALLS]", "[ARGS]", "[CALL_ID]", "</s>"

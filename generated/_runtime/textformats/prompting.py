@@ -15,7 +15,17 @@ from typing import Any
 from ..core.catalog import Entry
 from ..core.results import ModelResult
 from ..core.specs import META_NAMES
-from .calls import CallError, Found, ParsedCall, ParsedCalls, RawCall, RawError, TextFormat, call_id, valid_id
+from .calls import (
+    CallError,
+    Found,
+    ParsedCall,
+    ParsedCalls,
+    RawCall,
+    RawError,
+    TextFormat,
+    call_id,
+    valid_id,
+)
 
 Lookup = Callable[[str], tuple[Entry | None, str]]  # a name to its tool, or why there is none (`lookup`)
 

@@ -16,14 +16,15 @@ import unicodedata
 from collections.abc import Callable, Iterable, Mapping
 
 from mcpvend.codegen.reserved import BASEMODEL_ATTRIBUTES, BUILTINS, KEYWORDS, SOFT_KEYWORDS
+from mcpvend.runtime import PUBLIC
 
 # Public names a generated `Tools` class defines, inherits or evaluates in its body: a tool method
 # must not replace them. Everything `ToolsBase` holds is private and the class body evaluates only
 # `_overload`, so no public name is taken; tests/test_naming.py holds this equal to the real class.
 TOOLS_ATTRIBUTES: frozenset[str] = frozenset()
-# Lower-case names the package root defines (templates/package_init.py.jinja): a subpackage of that
-# name would replace them as an attribute of the package.
-PACKAGE_NAMES = frozenset({"toolset", "from_wire", "hybrid"})
+# Lower-case names the package root defines (templates/package_init.py.jinja: `toolset` and the runtime's
+# lower-case exports): a subpackage of that name would replace them as an attribute of the package.
+PACKAGE_NAMES = frozenset({"toolset", *(name for name in PUBLIC if name.islower())})
 _SHADOWING = KEYWORDS | SOFT_KEYWORDS | BUILTINS | frozenset({"self", "cls", "arguments"})
 _MODEL_ATTRIBUTES = BASEMODEL_ATTRIBUTES
 _PROTECTED = ("model_validate", "model_dump")  # pydantic's protected namespaces

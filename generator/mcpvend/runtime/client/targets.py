@@ -85,7 +85,9 @@ Target = StdioTarget | HttpTarget
 def meaningful(values: Iterable[str]) -> frozenset[str]:
     """The values worth redacting, and their percent-decoded form (a URL's userinfo is sent decoded)."""
     given = tuple(values)
-    from urllib.parse import unquote  # here: reading a config (`generate --check`) needs no URL parsing
+    from urllib.parse import (
+        unquote,  # here: reading a config (`generate --check`) needs no URL parsing
+    )
 
     return frozenset(v for v in (*given, *map(unquote, given)) if len(v) >= _SHORTEST_SECRET)
 

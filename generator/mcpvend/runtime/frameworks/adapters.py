@@ -28,7 +28,7 @@ def for_pydantic_ai(
 ) -> AbstractToolset[Any]:
     """A pydantic-ai toolset whose runs each get a conversation of their own (see `ToolSet.for_pydantic_ai`)."""
     from .bridge import Bridge
-    from .pydantic_ai import PydanticAIToolset
+    from .pydantic_ai_toolset import PydanticAIToolset
 
     return PydanticAIToolset(Bridge(ts, approval=require_approval, strict=strict), id=id, max_retries=max_retries)
 
@@ -38,7 +38,7 @@ def for_openai_agents(
 ) -> MCPServer:
     """An Agents SDK MCP server over one conversation (see `ToolSet.for_openai_agents`)."""
     from .bridge import Bridge
-    from .openai_agents import AgentsServer
+    from .openai_agents_server import AgentsServer
 
     return AgentsServer(Bridge(ts.session(), approval=require_approval, strict=strict), name=name)
 
@@ -46,7 +46,7 @@ def for_openai_agents(
 def for_langchain(ts: ToolsetView, *, strict: bool = False, require_approval: Approval | None = None) -> list[BaseTool]:
     """LangChain tools of the current mode, for one conversation (see `ToolSet.for_langchain`)."""
     from .bridge import Bridge
-    from .langchain import tools
+    from .langchain_tools import tools
 
     return tools(Bridge(ts.session(), approval=require_approval, strict=strict))
 
@@ -56,6 +56,6 @@ def for_langchain_agent(
 ) -> list[AgentMiddleware[Any, Any]]:
     """LangChain `create_agent` middleware (see `ToolSet.for_langchain_agent`)."""
     from .bridge import Bridge
-    from .langchain import middleware
+    from .langchain_agent import middleware
 
     return middleware(Bridge(ts, approval=require_approval, strict=strict))

@@ -158,7 +158,7 @@ class Routing:
         self.router = options.router
         self.descriptions = dict(options.descriptions or {})
         if unknown := [n for n in self.descriptions if n not in catalog.categories]:
-            raise RoutingError(f"bundle descriptions: unknown bundle {unknown[0]!r}")
+            raise RoutingError(f"descriptions: unknown bundle {unknown[0]!r}")
 
     def by_rules(self, inputs: RouteInputs) -> Decision | None:
         """The decision of the rules that match, in rule order, or None when none does."""

@@ -15,7 +15,17 @@ from dataclasses import dataclass
 
 from ..core.results import ModelResult
 from ..core.specs import ToolSpec
-from .calls import CallError, Found, ParsedCall, RawError, content, decode_at, dumps, read_call, snippet
+from .calls import (
+    CallError,
+    Found,
+    ParsedCall,
+    RawError,
+    content,
+    decode_at,
+    dumps,
+    read_call,
+    snippet,
+)
 
 OPEN, CLOSE = "<tool_call>", "</tool_call>"
 PROMPT_HEAD = (

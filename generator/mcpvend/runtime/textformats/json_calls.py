@@ -16,7 +16,17 @@ from typing import Any
 
 from ..core.results import ModelResult
 from ..core.specs import ToolSpec
-from .calls import CallError, Found, ParsedCall, RawError, content, decode_at, dumps, read_call, snippet
+from .calls import (
+    CallError,
+    Found,
+    ParsedCall,
+    RawError,
+    content,
+    decode_at,
+    dumps,
+    read_call,
+    snippet,
+)
 
 PROMPT_HEAD = """Answer the user's question by making use of the following functions if needed.
 If none of the function can be used, please say so.

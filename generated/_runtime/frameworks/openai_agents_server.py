@@ -12,7 +12,14 @@ from typing import Any
 
 from agents import AgentBase, RunContextWrapper  # type: ignore[import-not-found, unused-ignore]
 from agents.mcp import MCPServer  # type: ignore[import-not-found, unused-ignore]
-from mcp.types import CallToolResult, GetPromptResult, ListPromptsResult, TextContent, Tool, ToolAnnotations
+from mcp.types import (
+    CallToolResult,
+    GetPromptResult,
+    ListPromptsResult,
+    TextContent,
+    Tool,
+    ToolAnnotations,
+)
 
 from .bridge import Bridge
 

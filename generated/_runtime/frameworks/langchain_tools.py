@@ -1,0 +1,55 @@
+# Vendored from mcpvend 0.1.0 by `mcpvend generate`: do not edit.
+"""LangChain: the toolset's tools as `BaseTool`s. Needs `langchain-core` alone (LangGraph,
+`langchain-mcp-adapters`); the `create_agent` middleware is `langchain_agent.py`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langchain_core.tools import BaseTool, ToolException  # type: ignore[import-not-found, unused-ignore]
+
+from ..core.results import ModelResult
+from .bridge import Bridge, Definition
+
+
+class McpTool(BaseTool):  # type: ignore[misc, unused-ignore]
+    """One tool; its arguments reach `ToolSet.call` as the model wrote them, which checks them."""
+
+    bridge: Bridge
+    fresh: bool = False  # each call in a view of its own (the agent middleware's: messages hold the state)
+
+    def _to_args_and_kwargs(self, tool_input: Any, tool_call_id: str | None) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        # The arguments as one mapping: a tool argument named `run_manager` or `config` stays the tool's.
+        return (tool_input,), {}
+
+    def _run(self, arguments: dict[str, Any]) -> tuple[str, Any]:
+        return _outcome(self._bridge().call_sync(self.name, arguments))
+
+    async def _arun(self, arguments: dict[str, Any]) -> tuple[str, Any]:
+        return _outcome(await self._bridge().call(self.name, arguments))
+
+    def _bridge(self) -> Bridge:
+        return self.bridge.view() if self.fresh else self.bridge
+
+
+def _outcome(result: ModelResult) -> tuple[str, Any]:
+    if result.is_error:
+        raise ToolException(result.text)
+    return result.text, result.structured
+
+
+def tool(bridge: Bridge, definition: Definition, *, fresh: bool = False) -> McpTool:
+    return McpTool(
+        fresh=fresh,
+        response_format="content_and_artifact",  # the text for the model, the structured result beside it
+        handle_tool_error=True,  # a failed call is the model's to read, as an error ToolMessage
+        name=definition.name,
+        description=definition.description,
+        args_schema=definition.parameters,
+        bridge=bridge,
+        metadata={"annotations": dict(definition.annotations)} if definition.annotations else None,
+    )
+
+
+def tools(bridge: Bridge) -> list[BaseTool]:
+    return [tool(bridge, d) for d in bridge.definitions()]
