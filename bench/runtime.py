@@ -129,7 +129,14 @@ class CannedPool(PackagePool):
         self.result = result
 
     async def call(
-        self, entry: Any, arguments: Mapping[str, Any], *, on_retry: Callable[[], None] | None = None
+        self,
+        server: str,
+        tool: str,
+        arguments: Mapping[str, Any],
+        *,
+        label: str,
+        retry_safe: bool,
+        on_retry: Callable[[], None] | None = None,
     ) -> types.CallToolResult:
         return self.result
 

@@ -121,7 +121,9 @@ async def test_the_server_dies_under_load_and_every_call_completes(crashy: Modul
         attempt = connection.call
         cut_short: dict[str, int] = {"slow_read": 0, "slow_write": 0, "die_when_busy": 0}
 
-        async def counting(tool: str, arguments: Any, label: str) -> Any:  # observes the pool's attempts; changes nothing
+        async def counting(
+            tool: str, arguments: Any, label: str
+        ) -> Any:  # observes the pool's attempts; changes nothing
             result = await attempt(tool, arguments, label)
             if result is None:
                 cut_short[tool] += 1

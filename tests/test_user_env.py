@@ -18,6 +18,9 @@ import pytest
 from conftest import REPO, corpus_servers, lock_documents, mcpvend
 
 USER_PACKAGES = ("mcp", "pydantic", "mypy", "pyright")
+# Installing a venv and type-checking 70 servers' code takes minutes on a loaded machine: bounded by
+# the subprocesses' own 900 s limits, not by the suite's default per-test timeout.
+pytestmark = pytest.mark.timeout(1800)
 
 
 @pytest.fixture(scope="module")
