@@ -265,6 +265,9 @@ class Audit:
     def call(self, name: str, arguments: Any) -> Iterator[CallRecord]:
         """Around one call the model made: its span, then its record with duration and outcome."""
         found = CallRecord(name)
+        if self.trail is None and telemetry.tracer() is None:  # nothing to record: the call alone
+            yield found
+            return
         attributes = {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": name[:200]}
         started = time.perf_counter()
         with telemetry.span("execute_tool", attributes) as current:

@@ -10,7 +10,6 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from ..wrappers.tools import from_wire
 from . import validation
 from .catalog import Entry
 
@@ -34,8 +33,8 @@ def _model_problem(entry: Entry, arguments: Mapping[str, Any]) -> str:
     model = getattr(importlib.import_module(entry.models), entry.input_class, None)
     if not (isinstance(model, type) and issubclass(model, BaseModel)):
         return ""
-    try:
-        from_wire(model, dict(arguments))
+    try:  # as `from_wire` reads it (keys are property names), without the instance it would keep
+        model.model_validate(dict(arguments), by_alias=True, by_name=False)
     except ValidationError as exc:
         first = exc.errors()[0]
         where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in first["loc"])
