@@ -22,7 +22,7 @@ import time
 import uuid
 import warnings
 from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -49,18 +49,19 @@ class AuditWarning(RuntimeWarning):
     """The audit trail could not be written; the calls went on without it."""
 
 
+def _unknown(value: object) -> str:
+    return f"<{type(value).__name__}>"
+
+
+# Built once: json.dumps with options makes an encoder at every call, a noticeable share of a record.
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=_unknown)
+_LINE = json.JSONEncoder(separators=(",", ":"), ensure_ascii=True, default=_unknown)
+
+
 def digest(value: Any) -> str:
     """`sha256:` + hex SHA-256 of the value as JSON: sorted keys, no whitespace, UTF-8 (not escaped to ASCII)."""
-    text = json.dumps(value, **_CANONICAL)
+    text = _CANONICAL.encode(value)
     return "sha256:" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
-
-
-_CANONICAL: dict[str, Any] = {
-    "sort_keys": True,
-    "separators": (",", ":"),
-    "ensure_ascii": False,
-    "default": lambda o: f"<{type(o).__name__}>",
-}
 
 
 @dataclass(frozen=True)
@@ -161,7 +162,7 @@ class AuditTrail:
 
 def _line(record: Mapping[str, Any]) -> bytes:
     """One record, one line of ASCII: no character a reader could take for a line break, no lone surrogate."""
-    return (json.dumps(record, **{**_CANONICAL, "sort_keys": False, "ensure_ascii": True}) + "\n").encode("ascii")
+    return (_LINE.encode(record) + "\n").encode("ascii")
 
 
 def _header(record: Mapping[str, Any]) -> dict[str, Any]:
@@ -265,12 +266,13 @@ class Audit:
     def call(self, name: str, arguments: Any) -> Iterator[CallRecord]:
         """Around one call the model made: its span, then its record with duration and outcome."""
         found = CallRecord(name)
-        if self.trail is None and telemetry.tracer() is None:  # nothing to record: the call alone
+        traced = telemetry.tracer() is not None
+        if self.trail is None and not traced:  # nothing to record: the call alone
             yield found
             return
         attributes = {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": name[:200]}
         started = time.perf_counter()
-        with telemetry.span("execute_tool", attributes) as current:
+        with telemetry.span("execute_tool", attributes) if traced else nullcontext() as current:
             try:
                 yield found
             except BaseException as exc:
@@ -280,9 +282,10 @@ class Audit:
             finally:
                 duration = round((time.perf_counter() - started) * 1000, 3)
                 outcome = found.final_outcome()
-                failed = None if outcome == "ok" else outcome
-                said = found.error(outcome, arguments_kept=False)  # a span never has the arguments
-                telemetry.finish(current, found.span_name(), found.span_attributes(outcome), failed, said)
+                if current is not None:
+                    failed = None if outcome == "ok" else outcome
+                    said = found.error(outcome, arguments_kept=False)  # a span never has the arguments
+                    telemetry.finish(current, found.span_name(), found.span_attributes(outcome), failed, said)
                 if self.trail is not None:
                     sent = _parsed(arguments) if found.arguments is None else found.arguments
                     kept = self._private("arguments", sent)

@@ -12,7 +12,6 @@ import errno
 import glob
 import os
 import stat
-import tempfile
 from pathlib import Path
 
 MAX_BYTES = 32 * 1024 * 1024  # a lockfile of a thousand tools is a few MiB
@@ -63,6 +62,8 @@ def _check(path: str | os.PathLike[str], info: os.stat_result) -> None:
 def write_atomic(path: Path, content: str | bytes) -> None:
     """Replace `path` in one step, synced to disk: readers (and a process killed half-way) see the old file
     or the new one, never a part."""
+    import tempfile  # here: the read-only paths (`generate --check` in pre-commit) never pay for its import
+
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")

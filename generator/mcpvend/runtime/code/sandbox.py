@@ -3,7 +3,8 @@
 Monty runs each snippet in a `monty` worker process: no filesystem, network, environment or
 subprocess (an OS call reaches the host, which refuses it), with CPU-time, memory and recursion
 limits enforced inside the worker and a wall-clock bound here. Each snippet is type-checked against
-the stubs first (Monty bundles ty), so a wrong keyword or type comes back before any tool runs.
+the stubs first (Monty bundles ty), so a wrong keyword or type comes back before any tool runs; a
+snippet that passed is not checked again while the stubs stay the same (the check is most of its cost).
 
 The snippet is driven by hand, snapshot by snapshot (`feed_start`): each tool call it makes starts
 a task here at once, so `asyncio.gather` runs calls concurrently, and the calls it started but
@@ -19,7 +20,9 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import hashlib
 import re
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -30,6 +33,7 @@ MONTY = "pydantic-monty==1.4.0"  # = the `code` extra of mcpvend
 SCRIPT = "snippet.py"  # the name type errors and tracebacks give the model's code
 Function = Callable[[dict[str, Any]], Awaitable[Any]]
 _DIAGNOSTIC = re.compile(rf"^{re.escape(SCRIPT)}:(\d+):\d+: ")
+_CHECKED_MAX = 512  # snippets known to type-check, per toolset
 
 
 class CodeModeUnavailable(ImportError):
@@ -160,6 +164,9 @@ class Sandbox:
         self.limits = limits or CodeLimits()
         self._pool: Any = None
         self._lock = asyncio.Lock()
+        # Snippets that type-checked against these stubs: the check is most of a snippet's cost, and its
+        # verdict is the same every time, so a snippet a model sends again (a retry, a loop) runs unchecked.
+        self._checked: OrderedDict[bytes, None] = OrderedDict()
 
     async def run(self, code: str, *, stubs: str, functions: Mapping[str, Function]) -> Outcome:
         """Type-check `code` against `stubs`, then run it with `functions` as its only way out.
@@ -169,6 +176,8 @@ class Sandbox:
         """
         monty = load_monty()
         printed = _Printed(self.limits.output_chars)
+        key = hashlib.sha256(b"%d:%b%b" % (len(stubs), stubs.encode(), code.encode())).digest()
+        checked = key in self._checked
         try:
             pool = await self._started(monty)
             session = pool.checkout(
@@ -179,7 +188,7 @@ class Sandbox:
                     "max_recursion_depth": self.limits.recursion_depth,
                     "max_suspensions": 4 * self.limits.tool_calls + 100,  # name lookups, refused OS calls
                 },
-                type_check=True,
+                type_check=not checked,
                 type_check_stubs=stubs,
                 type_check_format="concise",
             )
@@ -189,7 +198,7 @@ class Sandbox:
         calls: list[int] = [0]
         try:
             with anyio.move_on_after(self.limits.wall_seconds):
-                value = await self._drive(monty, session, code, functions, printed, calls)
+                value = await self._drive(monty, session, code, functions, printed, calls, key)
                 return Outcome(value, printed.text, None, calls[0])
             error = (
                 f"the code did not finish within {self.limits.wall_seconds:g} s; the calls still running were cancelled"
@@ -215,6 +224,7 @@ class Sandbox:
         functions: Mapping[str, Function],
         printed: _Printed,
         calls: list[int],
+        key: bytes,
     ) -> Any:
         """Run the snippet to its end; the calls it leaves running are cancelled, whatever the ending."""
         failure: Exception | None = None
@@ -222,7 +232,7 @@ class Sandbox:
         async with anyio.create_task_group() as group:
             started = _Calls(group, functions, self.limits.tool_calls)
             try:
-                value = await self._steps(monty, session, code, started, functions, printed)
+                value = await self._steps(monty, session, code, started, functions, printed, key)
             except Exception as exc:  # noqa: BLE001 - raised below, once the task group is closed
                 failure = exc
             finally:
@@ -233,10 +243,18 @@ class Sandbox:
         return value
 
     async def _steps(
-        self, monty: Any, session: Any, code: str, started: _Calls, functions: Mapping[str, Function], printed: _Printed
+        self,
+        monty: Any,
+        session: Any,
+        code: str,
+        started: _Calls,
+        functions: Mapping[str, Function],
+        printed: _Printed,
+        key: bytes,
     ) -> Any:
         step = anyio.to_thread.run_sync
         snapshot = await step(functools.partial(session.feed_start, code, print_callback=printed))
+        self._passed(key)  # the type check (when it ran) is behind: whatever happens next, it passed
         while not isinstance(snapshot, monty.MontyComplete):
             if isinstance(snapshot, monty.FunctionSnapshot) and snapshot.is_os_function:
                 snapshot = await step(snapshot.resume_not_handled)  # no files, environment, clock waits
@@ -250,6 +268,12 @@ class Sandbox:
             else:  # every task of the snippet waits for calls: answer those that are in
                 snapshot = await step(snapshot.resume, await started.ready(snapshot.pending_call_ids))
         return snapshot.output
+
+    def _passed(self, key: bytes) -> None:
+        self._checked[key] = None
+        self._checked.move_to_end(key)
+        if len(self._checked) > _CHECKED_MAX:
+            self._checked.popitem(last=False)
 
     async def _started(self, monty: Any) -> Any:
         async with self._lock:
