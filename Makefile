@@ -12,9 +12,14 @@ export PATH := $(BIN):$(PATH)
 
 # constraints.txt pins every package: the golden record (generated/) is only byte-stable
 # for the exact black and datamodel-code-generator versions that produced it.
-$(VENV)/.installed: pyproject.toml constraints.txt
+# The demo needs mcpvend alone; the suite adds the test tools, the frameworks and every extra.
+$(VENV)/.base: pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -c constraints.txt -e .
+	touch $@
+
+$(VENV)/.installed: $(VENV)/.base
 	$(BIN)/python -m pip install --quiet -c constraints.txt -e ".[test]"
 	touch $@
 
@@ -28,7 +33,7 @@ $(CONFORMANCE_DIR)/node_modules/.installed: $(CONFORMANCE_DIR)/package.json $(CO
 	touch $@
 
 ## demo: lock the in-repo demo server and generate the typed package (offline: no network)
-demo: $(VENV)/.installed
+demo: $(VENV)/.base
 	$(BIN)/mcpvend lock demo
 	$(BIN)/mcpvend generate
 
