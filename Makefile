@@ -5,7 +5,8 @@ BIN := $(CURDIR)/$(VENV)/bin
 NODE_DIR := tests/node
 # The MCP conformance suite, with the Node 22 it needs (npm package `node`) in its .bin.
 CONFORMANCE_DIR := tests/conformance
-# Servers are started as `python ...`: make that the venv's Python, with mcp-server-time in it.
+# The venv's tools first. (A server configured as `python ...` runs with mcpvend's own interpreter,
+# the venv's, with mcp-server-time in it, whatever PATH says.)
 export PATH := $(BIN):$(PATH)
 
 .PHONY: demo test lint bench long lock-examples clean

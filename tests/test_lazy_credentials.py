@@ -60,8 +60,9 @@ async def test_a_toolset_works_offline_and_only_the_server_without_its_credentia
         assert (await ts.call("get_tool_schema", {"name": "vault__search"})).structured["name"] == "vault__search"
         assert not (await ts.call("plain__search", {"q": "x"})).is_error
         failed = await ts.call("vault__search", {"q": "x"})
-        assert failed.is_error and failed.text == (
-            "server 'vault': set environment variable TOKEN (or pass env=) to connect"
+        assert failed.is_error and failed.text == (  # the lockfile keeps `TOKEN = "${VAULT_TOKEN}"` as written
+            "server 'vault': set environment variable VAULT_TOKEN (env TOKEN uses ${VAULT_TOKEN})"
+            " or pass env={'TOKEN': ...} to connect"
         )
         assert not (await ts.call("plain__search", {"q": "still here"})).is_error
 

@@ -93,7 +93,7 @@ def valid_text() -> str:
         (lambda d: d.update(digest="sha256:00"), "the lockfile digest does not match"),
         (lambda d: d["tools"].reverse(), "tools are not sorted"),
         (lambda d: d.update(lockfileVersion=99), "format 99 is newer than this mcpvend reads"),
-        (lambda d: d.update(lockfileVersion="1"), "not a mcpvend lockfile of format 2"),
+        (lambda d: d.update(lockfileVersion="1"), "not a mcpvend lockfile of format 3"),
         (lambda d: d.pop("source"), "missing or malformed 'source'"),
         (lambda d: d["tools"].append(7), r"tools\[2\] is malformed"),
     ],

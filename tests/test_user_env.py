@@ -178,3 +178,26 @@ anyio.run(main)
     run = subprocess.run(command, cwd=app, env=env, capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr[-3000:]
     assert run.stdout.strip() == "273.15 kelvin"
+
+
+def test_an_adapter_whose_framework_is_missing_names_the_package_to_install(user_env: Path, tmp_path: Path) -> None:
+    app = tmp_path / "app"
+    shutil.copytree(REPO / "generated", app / "generated", ignore=shutil.ignore_patterns("__pycache__"))
+    script = """
+from generated import toolset
+ts = toolset(["demo"], mode="direct")
+for method in ("for_pydantic_ai", "for_openai_agents", "for_langchain", "for_langchain_agent"):
+    try:
+        getattr(ts, method)()
+    except ImportError as exc:
+        print(type(exc).__name__, exc)
+"""
+    command = [str(user_env / "bin" / "python"), "-c", script]
+    run = subprocess.run(command, cwd=app, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert run.stdout.splitlines() == [
+        "FrameworkMissing ts.for_pydantic_ai() needs pydantic-ai-slim, which is not installed: pip install pydantic-ai-slim",
+        "FrameworkMissing ts.for_openai_agents() needs openai-agents, which is not installed: pip install openai-agents",
+        "FrameworkMissing ts.for_langchain() needs langchain-core, which is not installed: pip install langchain-core",
+        "FrameworkMissing ts.for_langchain_agent() needs langchain, which is not installed: pip install langchain",
+    ]

@@ -115,7 +115,9 @@ class ToolSet:
             allow_code=code.allow,
             code_available=code.allow and available(),
         )
-        observer = Audit(None if audit is None else AuditTrail(audit.directory, arguments=audit.arguments))
+        secrets = None if pool is None else pool.secret_values
+        trail = None if audit is None else AuditTrail(audit.directory, arguments=audit.arguments, secrets=secrets)
+        observer = Audit(trail)
         observer.plan(plan)
         call_format = choose_format(text.formats, text.primary, model_tool_calling=text.model_tool_calling)
         plan = replace(plan, format=call_format)

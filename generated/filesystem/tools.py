@@ -311,8 +311,9 @@ def connect(
 ) -> AbstractAsyncContextManager[Tools]:
     """Start (or reach) the locked server, yield its `Tools`, and close it when the block ends.
 
-    Env variables and headers are looked up by the names in the lockfile: `env` overrides the
-    process environment; every locked header must be given in `headers` (`${VAR}` in a value is
+    The server gets the env values the lockfile keeps (`${VAR}` expanded now); `env` overrides
+    them, and a name kept without its value (a credential) is read from `env`, else the process
+    environment. Every locked header must be given in `headers` (`${VAR}` in a value is
     expanded). `start_timeout` bounds starting the server (default: the lockfile's), `timeout`
     each call. `pinning` compares the live tools with the reviewed ones first, and again when
     the server announces a change (over HTTP, also every `pin_ttl` seconds): "strict" refuses

@@ -29,6 +29,7 @@ from mcpvend.runtime.client.targets import (
     Protocol,
     StdioTarget,
     Target,
+    executable,
     interpolate,
     meaningful,
 )
@@ -97,14 +98,19 @@ class ServerConfig:
             return HttpTarget(url=url, headers=headers, secrets=frozenset(secrets)), secrets
         env = {k: expand(f"env.{k}", v, secret=True) for k, v in self.env.items()}
         cwd = base_dir / expand("cwd", self.cwd) if self.cwd else base_dir
-        command = expand("command", self.command)
+        command = executable(expand("command", self.command))
         args = tuple(expand(f"args[{i}]", a) for i, a in enumerate(self.args))
         secrets = _worth_hiding(named)
         target = StdioTarget(command=command, args=args, env=env, cwd=str(cwd), secrets=frozenset(secrets))
         return target, secrets
 
     def source_record(self) -> dict[str, Any]:
-        """How the server is reached, for the lockfile: templates as written, env/header names only."""
+        """How the server is reached, for the lockfile: templates as written, header names only, and env values
+        as written unless one is a literal credential (`unwritten_env`), whose name alone is kept.
+
+        Recording the values lets the generated package start the server with the environment `lock` gave it;
+        `envValues` is left out when empty, so a lockfile without env values reads as it always did.
+        """
         if self.transport == "http":
             return {"transport": "http", "url": self.url, "headers": sorted(self.headers)} | self._start_record()
         record: dict[str, Any] = {
@@ -113,9 +119,24 @@ class ServerConfig:
             "args": list(self.args),
             "env": sorted(self.env),
         }
+        unwritten = self.unwritten_env()
+        if values := {k: v for k, v in self.env.items() if k not in unwritten}:
+            record["envValues"] = values
         if self.cwd is not None:
             record["cwd"] = self.cwd
         return record | self._start_record()
+
+    def unwritten_env(self) -> tuple[str, ...]:
+        """The env keys whose values a lockfile must not keep: literal credentials (a `${VAR}` holds none)."""
+        return tuple(k for k, v in self.env.items() if not writable_env(k, v))
+
+    def unwritten_notes(self) -> list[str]:
+        """One line per env value left out of the lockfile, saying how to make it a `${VAR}` the package reads."""
+        return [
+            f"server '{self.name}': env.{key} looks like a credential and is not written to the lockfile;"
+            f' write {key} = "${{{key}}}" and set {key} in the environment (or pass env= to the package)'
+            for key in self.unwritten_env()
+        ]
 
     def _start_record(self) -> dict[str, Any]:
         """How long the runtime may wait for the server to start: recorded only when not the default."""
@@ -163,6 +184,15 @@ def looks_like_credential(name: str, value: str) -> bool:
     `headers.Authorization`) or its shape (`sk-...`, `ghp_...`, a JWT, a long opaque token)."""
     key = name.rsplit(".", 1)[-1].strip("${}").upper().replace("-", "_")
     return bool(_CREDENTIAL_NAME.search(key) or _CREDENTIAL_VALUE.match(value) or _OPAQUE.fullmatch(value))
+
+
+def writable_env(key: str, value: str) -> bool:
+    """Whether a lockfile may keep an env value as written: a literal one unless it is a credential by its
+    name or shape; a template unless its literal text or a default is shaped like a credential."""
+    if VARIABLE.search(value) is None:
+        return not looks_like_credential(f"env.{key}", value)
+    literal = [VARIABLE.sub(" ", value).strip(), *(m[2] for m in VARIABLE.finditer(value) if m[2])]
+    return not any(looks_like_credential("", part) for part in literal if part)
 
 
 def _worth_hiding(named: Mapping[str, str]) -> dict[str, str]:

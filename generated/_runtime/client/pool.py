@@ -70,6 +70,7 @@ class Connection:
     errlog: TextIO | None = None
     restarts: int = 0  # how often a lost server was started again
     target: Target | None = field(default=None, init=False, repr=False)
+    expected: frozenset[str] | None = field(default=None, init=False, repr=False)  # secrets before a start
     pins: Pins = field(init=False, repr=False)
     _live: _Live | None = field(default=None, repr=False)
     _lock: asyncio.Lock = field(default_factory=asyncio.Lock, repr=False)
@@ -86,6 +87,18 @@ class Connection:
     def redact(self, text: str) -> str:
         """`text` without the target's env and header values, nor what its url and arguments expanded."""
         return text if self.target is None else redact(text, self.target.secret_values())
+
+    def secret_values(self) -> frozenset[str]:
+        """The values this server holds secret: its target's once started; before that, what its target
+        would hold now (resolved once, never started), so the audit trail can keep them out from the start."""
+        if self.target is not None:
+            return self.target.secret_values()
+        if self.expected is None:
+            try:
+                self.expected = self.resolve().secret_values()
+            except ConnectError:  # a variable missing: no value of it to hide yet
+                self.expected = frozenset()
+        return self.expected
 
     async def acquire(self) -> _Live:
         """The live connection, started if there is none (once, however many callers wait)."""
@@ -268,6 +281,10 @@ class Pool:
                 group.start_soon(start, name)
         if failed:
             raise ConnectError("\n".join(failed[name] for name in names if name in failed))
+
+    def secret_values(self) -> frozenset[str]:
+        """Every value the servers hold secret (see `Connection.secret_values`)."""
+        return frozenset().union(*(c.secret_values() for c in self.connections.values()))
 
     async def aclose(self) -> None:
         for connection in self.connections.values():

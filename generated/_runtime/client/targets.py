@@ -10,6 +10,7 @@ import functools
 import json
 import logging
 import re
+import sys
 import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -21,6 +22,16 @@ Protocol = Literal["auto", "legacy", "2026-07-28"]
 PROTOCOLS: tuple[Protocol, ...] = ("auto", "legacy", "2026-07-28")
 _SHORTEST_SECRET = 4  # "1" or "on" would redact half of every message and protect nothing
 VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+
+
+# `python` in a config is the interpreter that runs mcpvend (`lock`, `diff --live`, `serve`) or the generated
+# package, never whichever one PATH finds first: a server installed beside them starts, activated or not.
+PYTHON_COMMANDS = ("python", "python3")
+
+
+def executable(command: str) -> str:
+    """The program to start for a configured (and expanded) `command`: see PYTHON_COMMANDS."""
+    return sys.executable if command in PYTHON_COMMANDS and sys.executable else command
 
 
 class MissingVariable(KeyError):

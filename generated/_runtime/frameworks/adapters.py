@@ -2,7 +2,8 @@
 """The ways into agent frameworks that `ts.for_pydantic_ai()` and the other `ToolSet` methods hand out.
 
 Each imports its framework's adapter (`frameworks/`) only when called, so the generated package
-imports with `mcp` and `pydantic` alone; the frameworks are named here for type checkers only.
+imports with `mcp` and `pydantic` alone; the frameworks are named here for type checkers only. A
+framework that is not installed is one line naming the package to install.
 """
 
 from __future__ import annotations
@@ -18,6 +19,26 @@ if TYPE_CHECKING:
     from ..core.seams import ToolsetView
     from .bridge import Approval
 
+# The import name of each framework, and what to install for it (mcpvend's extras pin the tested releases).
+PACKAGES = {
+    "pydantic_ai": "pydantic-ai-slim",
+    "agents": "openai-agents",
+    "langchain_core": "langchain-core",
+    "langchain": "langchain",
+}
+
+
+class FrameworkMissing(ImportError):
+    """The agent framework an adapter serves is not installed."""
+
+
+def _missing(exc: ModuleNotFoundError, method: str) -> ImportError:
+    """What `ts.<method>()` raises when its adapter's import failed: the package to install, if it is a framework."""
+    package = PACKAGES.get((exc.name or "").partition(".")[0])
+    if package is None:
+        return exc
+    return FrameworkMissing(f"ts.{method}() needs {package}, which is not installed: pip install {package}")
+
 
 def for_pydantic_ai(
     ts: ToolsetView,
@@ -29,7 +50,11 @@ def for_pydantic_ai(
 ) -> AbstractToolset[Any]:
     """A pydantic-ai toolset whose runs each get a conversation of their own (see `ToolSet.for_pydantic_ai`)."""
     from .bridge import Bridge
-    from .pydantic_ai_toolset import PydanticAIToolset
+
+    try:
+        from .pydantic_ai_toolset import PydanticAIToolset
+    except ModuleNotFoundError as exc:
+        raise _missing(exc, "for_pydantic_ai") from None
 
     return PydanticAIToolset(Bridge(ts, approval=require_approval, strict=strict), id=id, max_retries=max_retries)
 
@@ -39,7 +64,11 @@ def for_openai_agents(
 ) -> MCPServer:
     """An Agents SDK MCP server over one conversation (see `ToolSet.for_openai_agents`)."""
     from .bridge import Bridge
-    from .openai_agents_server import AgentsServer
+
+    try:
+        from .openai_agents_server import AgentsServer
+    except ModuleNotFoundError as exc:
+        raise _missing(exc, "for_openai_agents") from None
 
     return AgentsServer(Bridge(ts.session(), approval=require_approval, strict=strict), name=name)
 
@@ -47,7 +76,11 @@ def for_openai_agents(
 def for_langchain(ts: ToolsetView, *, strict: bool = False, require_approval: Approval | None = None) -> list[BaseTool]:
     """LangChain tools of the current mode, for one conversation (see `ToolSet.for_langchain`)."""
     from .bridge import Bridge
-    from .langchain_tools import tools
+
+    try:
+        from .langchain_tools import tools
+    except ModuleNotFoundError as exc:
+        raise _missing(exc, "for_langchain") from None
 
     return tools(Bridge(ts.session(), approval=require_approval, strict=strict))
 
@@ -57,6 +90,10 @@ def for_langchain_agent(
 ) -> list[AgentMiddleware[Any, Any]]:
     """LangChain `create_agent` middleware (see `ToolSet.for_langchain_agent`)."""
     from .bridge import Bridge
-    from .langchain_agent import middleware
+
+    try:
+        from .langchain_agent import middleware
+    except ModuleNotFoundError as exc:
+        raise _missing(exc, "for_langchain_agent") from None
 
     return middleware(Bridge(ts, approval=require_approval, strict=strict))

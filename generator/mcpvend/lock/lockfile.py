@@ -24,8 +24,9 @@ if TYPE_CHECKING:
     from mcpvend.lock.snapshot import Snapshot
 
 # 2: each tool keeps the key and property order it was served in (1 sorted them; still read).
-LOCKFILE_VERSION = 2
-READABLE_VERSIONS = (1, 2)
+# 3: the source may keep env values (`envValues`); written only by a lockfile that has some (`version_for`).
+LOCKFILE_VERSION = 3
+READABLE_VERSIONS = (1, 2, 3)
 SUFFIX = ".lock.json"
 
 
@@ -37,17 +38,25 @@ def path_for(directory: Path, server: str) -> Path:
     return directory / f"{server}{SUFFIX}"
 
 
+def version_for(source: Mapping[str, Any]) -> int:
+    """The oldest format that holds the source: 3 when it keeps env values, which an mcpvend reading format 2
+    would drop (generating a package that asks for them), so it refuses the file instead ("upgrade mcpvend");
+    any other lockfile stays format 2, byte for byte what it was."""
+    return LOCKFILE_VERSION if "envValues" in source else 2
+
+
 def build(snapshot: Snapshot) -> dict[str, Any]:
     """The lockfile document for a snapshot; no clock, no host, nothing that varies run to run."""
     server: dict[str, Any] = {"capabilities": snapshot.capabilities, "info": snapshot.server_info}
     if snapshot.instructions is not None:
         server["instructions"] = snapshot.instructions
+    source = snapshot.server.source_record()
     return {
-        "lockfileVersion": LOCKFILE_VERSION,
+        "lockfileVersion": version_for(source),
         "name": snapshot.server.name,
         "protocolVersion": snapshot.protocol_version,
         "server": server,
-        "source": snapshot.server.source_record(),
+        "source": source,
         "clientCapabilities": list(snapshot.server.capabilities),
         "tools": [{"digests": tool_digests(t), "tool": t} for t in snapshot.tools],
         "rejected": [{"name": r.name, "reason": r.reason} for r in snapshot.rejected],
@@ -206,6 +215,9 @@ def parse(path: Path, text: str) -> Lockfile:
     for key, kind in (*required, ("source", dict), ("server", dict)):
         if not isinstance(document.get(key), kind):
             raise LockfileError(f"{path}: missing or malformed '{key}'")
+    values = document["source"].get("envValues", {})  # the runtime starts the server with them
+    if not isinstance(values, dict) or not all(isinstance(v, str) for v in values.values()):
+        raise LockfileError(f"{path}: malformed 'source.envValues' (expected an object of strings)")
     for key in ("clientCapabilities", "rejected"):  # written since format 1, read as optional
         if not isinstance(document.get(key, []), list):
             raise LockfileError(f"{path}: malformed '{key}' (expected a list)")

@@ -32,6 +32,7 @@ def describe(outcome: Outcome, relative_to: str = "") -> list[str]:
     lines += [
         f"warning: server '{outcome.server}': tool {r.name[:80]!r} was not locked: {r.reason}" for r in outcome.rejected
     ]
+    lines += [f"warning: {note}" for note in outcome.notes]
     return [printable(line) for line in lines]
 
 

@@ -32,6 +32,7 @@ class Outcome:
     tools: int = 0
     rejected: tuple[Rejected, ...] = ()
     changes: tuple[str, ...] = field(default=())
+    notes: tuple[str, ...] = ()  # warnings that do not stop the lock (an env value not written)
 
 
 class Reporter(Protocol):
@@ -116,7 +117,14 @@ async def _lock_one(
         canonical(document)  # the server's own info or capabilities may hold what no digest can take
     except NumberOutOfRange as exc:
         return Outcome(server.name, "failed", path, detail=f"server '{server.name}': cannot be locked: {exc}")
-    base = Outcome(server.name, "locked", path, tools=len(snapshot.tools), rejected=tuple(snapshot.rejected))
+    base = Outcome(
+        server.name,
+        "locked",
+        path,
+        tools=len(snapshot.tools),
+        rejected=tuple(snapshot.rejected),
+        notes=tuple(server.unwritten_notes()),
+    )
     if check:  # what the server serves, whatever the format of the file that records it
         if old is not None and lockfile.same_content(old, document):
             return replace(base, status="up to date")

@@ -5,7 +5,9 @@ it, must be on record. Appends are one `write` of a whole line to a file opened 
 concurrent calls (and several processes sharing a directory) never interleave lines. The trail
 must never cost a call: a full disk or an unwritable directory is one warning, and the calls go
 on. Arguments (and the user's intent) are recorded as a digest unless `arguments=True`: a model
-copies into them whatever it read, secrets included.
+copies into them whatever it read, secrets included. Whatever is written (arguments, search queries,
+errors) has every value the runtime knows to be secret replaced by `***`, as in its messages; digests
+are taken over the values as they were.
 """
 
 from __future__ import annotations
@@ -20,13 +22,14 @@ import threading
 import time
 import uuid
 import warnings
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..client.targets import redact
 from ..core.specs import META_NAMES
 from . import telemetry
 
@@ -42,6 +45,7 @@ ERROR_CHARS = 500  # of an error message kept in a record
 # a tool's own error (or of output that broke its schema) is its result, which the trail never keeps.
 _QUOTES_ARGUMENTS = frozenset({"invalid_arguments", "error"})
 _QUOTES_RESULT = frozenset({"tool_error", "invalid_output"})
+_OWN = frozenset({"version", "event", "time", "run", "conversation", "step"})  # the trail's own fields
 
 
 class AuditWarning(RuntimeWarning):
@@ -75,9 +79,16 @@ class AuditOptions:
 class AuditTrail:
     """The file one toolset appends to, shared by its conversations."""
 
-    def __init__(self, directory: str | os.PathLike[str], *, arguments: bool = False) -> None:
+    def __init__(
+        self,
+        directory: str | os.PathLike[str],
+        *,
+        arguments: bool = False,
+        secrets: Callable[[], frozenset[str]] | None = None,
+    ) -> None:
         self.path = Path(directory) / FILE_NAME
         self.arguments = arguments
+        self.secrets = secrets  # the values to keep out of the file, asked at each record (servers start later)
         self.run = uuid.uuid4().hex
         self.dropped = 0  # records lost to a full disk or an unwritable directory
         self._lock = threading.Lock()
@@ -92,7 +103,8 @@ class AuditTrail:
 
     def append(self, record: Mapping[str, Any]) -> None:
         """Write one record as one line; never raises for the file's sake (see the module's docstring)."""
-        data = _line(record)
+        secrets = frozenset() if self.secrets is None else self.secrets()
+        data = _line(_redacted(record, secrets) if secrets else record)
         with self._lock:
             if self.dropped:
                 data = _line({**_header(record), "event": "dropped", "records": self.dropped}) + data
@@ -162,6 +174,21 @@ class AuditTrail:
 def _line(record: Mapping[str, Any]) -> bytes:
     """One record, one line of ASCII: no character a reader could take for a line break, no lone surrogate."""
     return (_LINE.encode(record) + "\n").encode("ascii")
+
+
+def _redacted(value: Any, secrets: frozenset[str]) -> Any:
+    """`value` with every secret replaced by `***` in its strings (and keys), but in the trail's own fields
+    and digests, which hold none and must stay as computed."""
+    if isinstance(value, str):
+        return redact(value, secrets)
+    if isinstance(value, Mapping):
+        return {
+            redact(str(k), secrets): v if k in _OWN or str(k).endswith("sha256") else _redacted(v, secrets)
+            for k, v in value.items()
+        }
+    if isinstance(value, list | tuple):
+        return [_redacted(item, secrets) for item in value]
+    return value
 
 
 def _header(record: Mapping[str, Any]) -> dict[str, Any]:

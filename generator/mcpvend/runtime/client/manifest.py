@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import resources
@@ -22,15 +21,13 @@ from .targets import (
     MissingVariable,
     StdioTarget,
     Target,
+    executable,
     interpolate,
     meaningful,
 )
 
 MANIFEST = "manifest.json"
 DEFAULT_START_TIMEOUT = 30.0  # as `mcpvend lock` waits for a server, unless the config says otherwise
-# A locked `python` runs with the interpreter that runs the runtime: a server installed in the
-# agent's virtualenv starts whether or not that virtualenv is activated.
-_THIS_PYTHON = ("python", "python3")
 
 
 class ConnectError(Exception):
@@ -67,25 +64,33 @@ class Manifest:
         cwd: str | None = None,
         environ: Mapping[str, str] | None = None,
     ) -> Target:
-        """Where to reach the server now: `${VAR}` expanded, env and headers filled in by name.
+        """Where to reach the server now, with the environment `mcpvend lock` started it with.
 
-        Lockfiles keep only the names of env variables and headers, never their values: an env
-        value comes from `env`, else from the process environment; a header value from `headers`.
-        Given values may use `${VAR}` too (`{"Authorization": "Bearer ${TOKEN}"}`): they are
-        expanded here, when the server is about to start, so a variable is needed only by the
-        server that uses it. The values of variables expanded into the url or the arguments are
-        the target's secrets (a url's query or userinfo, a `--token ${TOKEN}`); env and header
-        values always are. The command and cwd are paths, shown in messages so that a wrong one
-        can be found.
+        The lockfile keeps each env value as the config wrote it (`TZ = "UTC"`, `${GITHUB_TOKEN}`,
+        `${LEVEL:-info}`), except a literal credential, of which it keeps the name only (as lockfiles
+        older than these values keep every one). An env value comes from `env`, else from the
+        lockfile (its `${VAR}`s expanded now), else, for a name alone, from the process environment;
+        a header value from `headers`. Given values may use `${VAR}` too (`{"Authorization": "Bearer
+        ${TOKEN}"}`). Everything is expanded here, when the server is about to start, so a variable is
+        needed only by the server that uses it. The values of variables expanded into the url or the
+        arguments are the target's secrets (a url's query or userinfo, a `--token ${TOKEN}`); env and
+        header values always are. The command and cwd are paths, shown in messages so that a wrong one
+        can be found; `python` is the interpreter that runs this code (`executable`).
         """
         environ = os.environ if environ is None else environ
         secrets: set[str] = set()
 
-        def expand(text: str, secret: bool = False) -> str:
+        def expand(text: str, secret: bool = False, env_name: str | None = None) -> str:
             try:
                 value = interpolate(text, environ)
             except MissingVariable as exc:
-                raise ConnectError(f"server '{self.server}': set ${{{exc.args[0]}}} to connect") from None
+                variable = exc.args[0]
+                if env_name is None:
+                    raise ConnectError(f"server '{self.server}': set ${{{variable}}} to connect") from None
+                raise ConnectError(
+                    f"server '{self.server}': set environment variable {variable} (env {env_name} uses"
+                    f" ${{{variable}}}) or pass env={{{env_name!r}: ...}} to connect"
+                ) from None
             if secret:
                 secrets.update(environ[m.group(1)] for m in VARIABLE.finditer(text) if m.group(1) in environ)
             return value
@@ -98,10 +103,13 @@ class Manifest:
                 raise ConnectError(f"server '{self.server}': pass headers={{{missing[0]!r}: ...}} to connect")
             url = expand(self.source["url"], secret=True)
             return HttpTarget(url=url, headers=given_headers, secrets=meaningful(secrets))
+        recorded: Mapping[str, str] = self.source.get("envValues", {})
         values: dict[str, str] = {}
         for name in self.source["env"]:
             if name in given_env:
                 values[name] = given_env.pop(name)
+            elif name in recorded:
+                values[name] = expand(recorded[name], secret=True, env_name=name)
             elif name in environ:
                 values[name] = environ[name]
             else:
@@ -111,7 +119,7 @@ class Manifest:
         command = expand(self.source["command"])
         args = tuple(expand(a, secret=True) for a in self.source["args"])
         return StdioTarget(
-            command=sys.executable if command in _THIS_PYTHON else command,
+            command=executable(command),
             args=args,
             env=values,
             cwd=cwd if cwd is not None else (expand(locked_cwd) if locked_cwd else None),

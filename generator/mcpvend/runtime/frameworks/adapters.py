@@ -49,6 +49,7 @@ def for_pydantic_ai(
 ) -> AbstractToolset[Any]:
     """A pydantic-ai toolset whose runs each get a conversation of their own (see `ToolSet.for_pydantic_ai`)."""
     from .bridge import Bridge
+
     try:
         from .pydantic_ai_toolset import PydanticAIToolset
     except ModuleNotFoundError as exc:
@@ -62,6 +63,7 @@ def for_openai_agents(
 ) -> MCPServer:
     """An Agents SDK MCP server over one conversation (see `ToolSet.for_openai_agents`)."""
     from .bridge import Bridge
+
     try:
         from .openai_agents_server import AgentsServer
     except ModuleNotFoundError as exc:
@@ -73,6 +75,7 @@ def for_openai_agents(
 def for_langchain(ts: ToolsetView, *, strict: bool = False, require_approval: Approval | None = None) -> list[BaseTool]:
     """LangChain tools of the current mode, for one conversation (see `ToolSet.for_langchain`)."""
     from .bridge import Bridge
+
     try:
         from .langchain_tools import tools
     except ModuleNotFoundError as exc:
@@ -86,6 +89,7 @@ def for_langchain_agent(
 ) -> list[AgentMiddleware[Any, Any]]:
     """LangChain `create_agent` middleware (see `ToolSet.for_langchain_agent`)."""
     from .bridge import Bridge
+
     try:
         from .langchain_agent import middleware
     except ModuleNotFoundError as exc:
