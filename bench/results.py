@@ -30,6 +30,7 @@ BENCHES = (
     "load.py",
     "strict.py",
     "code_mode.py",
+    "textformats.py",
     "hostile.py",
 )
 PACKAGES = ("mcpvend", "mcp", "pydantic", "datamodel-code-generator", "black", "jsonschema", "mcp-server-time")

@@ -85,11 +85,11 @@ async def test_strict_schemas_are_sent_strict_and_nulls_are_undone() -> None:
         return [assistant_message("done")]
 
     model = ScriptedModel([step(convert), step(finish)])
-    async with generated.toolset(["demo"], mode="direct") as ts:
+    async with generated.toolset(["demo"], mode="direct") as ts, ts.for_openai_agents(strict=True) as server:
         agent = Agent(
             name="assistant",
             model=model,
-            mcp_servers=[ts.for_openai_agents(strict=True)],
+            mcp_servers=[server],  # entered as the SDK's own servers are
             mcp_config={"convert_schemas_to_strict": True},
         )
         result = await Runner.run(agent, "100 C in C?")

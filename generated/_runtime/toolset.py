@@ -48,7 +48,7 @@ from .core.steps import Decision, RouteInputs, StepInputs, Steps
 from .routing.rules import Routing, RoutingOptions
 from .strict.rewrite import from_strict, strict_reports, strict_specs
 from .textformats import prompting
-from .textformats.calls import CallError, ParsedCall, ParsedCalls
+from .textformats.calls import MAX_CALLS, CallError, ParsedCall, ParsedCalls
 from .textformats.choice import TextOptions, choose_format, text_format
 from .textformats.prompting import Prepared
 
@@ -295,10 +295,22 @@ class ToolSet:
         """This mode's tools as system-prompt text in a text format (default: the one chosen)."""
         return text_format(format or self.call_format).prompt(self.listing())
 
-    def parse_calls(self, text: str, format: str | None = None) -> ParsedCalls:
-        """The tool calls in a model's text, named as this toolset knows them; never raises on model text."""
+    def parse_calls(self, text: str, format: str | None = None, *, max_calls: int = MAX_CALLS) -> ParsedCalls:
+        """The tool calls in a model's text, named as this toolset knows them; never raises on model text.
+
+        A call in a slightly wrong shape that names a tool (Hermes JSON without its tags, say) is read, or
+        is a `CallError` showing the format's form; past `max_calls`, one `CallError` says the rest were not read.
+        """
         fmt = text_format(format or self.call_format)
-        return prompting.parse(fmt, text, self.lookup, self._conversation.catalog.by_provider)
+        names = self._conversation.catalog.by_provider
+        return prompting.parse(fmt, text, self.lookup, names, resolves=self._names_a_tool, limit=max_calls)
+
+    def _names_a_tool(self, name: str) -> bool:
+        """Does `name` stand for one of the toolset's tools (ambiguous or not offered at this step too)? No search."""
+        try:
+            return self._shared.steps.catalog.resolve(name) is not None
+        except Ambiguous:
+            return True
 
     def text_calls(self, calls: Sequence[ParsedCall], format: str | None = None) -> str:
         """Calls written as the model writes them in a text format (for history or few-shot examples)."""

@@ -11,7 +11,8 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-from collections.abc import Mapping, Sequence
+import re
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeGuard
 
@@ -21,6 +22,7 @@ from ..core.specs import ToolSpec
 ID_ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 ID_LENGTH = 9  # Mistral's rule for call ids (`^[a-zA-Z0-9]{9}$`); every format's ids follow it
 PARSE_FAILURES = (ValueError, TypeError, RecursionError, MemoryError)  # what decoding hostile text may raise
+MAX_CALLS = 256  # calls one reply may make: past it, one `CallError` says so and the rest is not read
 
 
 @dataclass(frozen=True)
@@ -76,12 +78,34 @@ class RawError:
     name: str = ""
 
 
+def no_tool(name: str) -> bool:
+    return False
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What a parse needs besides the text: which names are tools (so that a call in a slightly wrong shape
+    is told from prose that happens to look like one), and how many calls a reply may make."""
+
+    known: Callable[[str], bool] = no_tool
+    limit: int = MAX_CALLS
+
+
+NO_TOOLS = Reading()  # a format's own parse alone: only its exact form is read
+
+
 @dataclass
 class Found:
     """A format's reading of one text: calls and errors in the order written, and the prose left over."""
 
     items: list[RawCall | RawError] = field(default_factory=list)
     text: str = ""
+    limit: int = MAX_CALLS
+
+    @property
+    def full(self) -> bool:
+        """More items than a reply may hold: reading stops there, and what follows is neither read nor prose."""
+        return len(self.items) > self.limit
 
 
 class TextFormat(Protocol):
@@ -101,17 +125,23 @@ class TextFormat(Protocol):
 
     def render_calls(self, calls: Sequence[ParsedCall]) -> str: ...
 
-    def parse(self, text: str) -> Found: ...
+    def parse(self, text: str, reading: Reading = NO_TOOLS) -> Found: ...
 
     def render_result(self, call: ParsedCall | CallError, result: ModelResult) -> str: ...
 
 
-def call_id(text: str, index: int) -> str:
-    """A Mistral-shaped id for the `index`th call of `text`: stable across runs, distinct within a text."""
-    digest = int.from_bytes(hashlib.sha256(f"{index}\x00{text}".encode("utf-8", "surrogatepass")).digest(), "big")
+def reply_digest(text: str) -> bytes:
+    """The hash of a whole reply, taken once per reply: each call's id derives from it (`call_id`)."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()
+
+
+def call_id(digest: bytes, index: int) -> str:
+    """A Mistral-shaped id for the `index`th call of the reply hashed to `digest`: stable across runs,
+    distinct within a reply, and cheap per call however long the reply (the reply is not hashed again)."""
+    number = int.from_bytes(hashlib.sha256(f"{index}\x00".encode() + digest).digest(), "big")
     chars = []
     for _ in range(ID_LENGTH):
-        digest, rest = divmod(digest, len(ID_ALPHABET))
+        number, rest = divmod(number, len(ID_ALPHABET))
         chars.append(ID_ALPHABET[rest])
     return "".join(chars)
 
@@ -125,20 +155,57 @@ def _reject_constant(name: str) -> Any:
 
 
 DECODER = json.JSONDecoder(parse_constant=_reject_constant)  # strict JSON: no NaN or Infinity
+_WINDOW = 512  # the first window `decode_at` decodes from; it grows as needed
+_LOOKAHEAD = 16  # how far past a character the decoder may look (`\uXXXX`, `false`, a number's digits)
 
 
-def decode_at(text: str, start: int) -> tuple[Any, int] | str:
-    """The JSON value starting at `start` (after whitespace) and where it ends, or why there is none."""
+@dataclass(frozen=True)
+class Broken:
+    """Why no JSON value could be read, and how far the attempt read (the end of the text when unknown)."""
+
+    message: str
+    at: int
+
+
+_TRAILING_SPACE = re.compile(r"\s*+\Z")
+_SPACE = re.compile(r"\s*+")
+
+
+def skip_space(text: str, position: int) -> int:
+    """Past the whitespace at `position`, by index: the rest of the text is not copied."""
+    found = _SPACE.match(text, position)
+    return found.end() if found else position
+
+
+def decode_at(text: str, start: int) -> tuple[Any, int] | Broken:
+    """The JSON value starting at `start` (after whitespace) and where it ends, or why there is none.
+
+    Far into a text, the value is decoded from a window of it that grows (x4) until the value fits in
+    it or fails inside it: a failure costs what was read, not the length of the text before it
+    (`JSONDecodeError` counts the lines of the whole string it was given), so many broken values in a
+    long reply stay linear. Near the start, that count is cheap, and the text is decoded as it is.
+    """
     while start < len(text) and text[start] in " \t\r\n":
         start += 1
-    try:
-        return DECODER.raw_decode(text, start)
-    except json.JSONDecodeError as exc:
-        if exc.pos >= len(text.rstrip()):
-            return "unfinished JSON: the text ends before the value is closed"
-        return f"broken JSON ({exc.msg} at character {exc.pos - start + 1})"
-    except PARSE_FAILURES as exc:
-        return f"JSON that cannot be read ({type(exc).__name__}: {str(exc)[:80]})"
+    size = len(text) if start <= _WINDOW else _WINDOW
+    while True:
+        whole = start + size >= len(text)
+        window, offset = (text, start) if start <= _WINDOW else (text[start : start + size], 0)
+        try:
+            value, end = DECODER.raw_decode(window, offset)
+        except json.JSONDecodeError as exc:
+            cut = not whole and (exc.pos >= len(window) - _LOOKAHEAD or exc.msg.startswith("Unterminated string"))
+            if cut:
+                size *= 4  # the window may have cut the value: read more
+                continue
+            if _TRAILING_SPACE.match(window, exc.pos):  # by index: no copy of the rest of the text
+                return Broken("unfinished JSON: the text ends before the value is closed", len(text))
+            return Broken(f"broken JSON ({exc.msg} at character {exc.pos - offset + 1})", start + exc.pos - offset)
+        except PARSE_FAILURES as exc:
+            return Broken(f"JSON that cannot be read ({type(exc).__name__}: {str(exc)[:80]})", len(text))
+        if whole or end < len(window) - _LOOKAHEAD:
+            return value, start + end - offset
+        size *= 4  # a number or a literal at the window's edge may go on past it
 
 
 def loose_json(text: str) -> Any:
@@ -168,8 +235,10 @@ def read_call(value: Any, *, id_key: str | None = None) -> RawCall | RawError:
     """A call from a decoded JSON object `{"name": ..., "arguments": {...}}`.
 
     Also read: `parameters` for `arguments` (Llama 3.1's JSON calls), arguments sent as a JSON string
-    (as OpenAI's API sends them), and no arguments at all for a tool that takes none.
+    (as OpenAI's API sends them), no arguments at all for a tool that takes none, and the call wrapped
+    as OpenAI lists it (`{"type": "function", "function": {...}}`), as models that copy it write it.
     """
+    value = unwrap(value)
     if not isinstance(value, dict):
         return RawError(f'a tool call must be a JSON object with "name" and "arguments", not {_kind(value)}')
     name = value.get("name")
@@ -179,7 +248,7 @@ def read_call(value: Any, *, id_key: str | None = None) -> RawCall | RawError:
     arguments = value.get(key, {})
     if isinstance(arguments, str):
         decoded = decode_at(arguments, 0)
-        if isinstance(decoded, str) or arguments[decoded[1] :].strip():
+        if isinstance(decoded, Broken) or arguments[decoded[1] :].strip():
             return RawError(f'the "{key}" of {name!r} must be a JSON object, not a string', name)
         arguments = decoded[0]
     if arguments is None:
@@ -188,6 +257,33 @@ def read_call(value: Any, *, id_key: str | None = None) -> RawCall | RawError:
         return RawError(f'the "{key}" of {name!r} must be a JSON object, not {_kind(arguments)}', name)
     found_id = value.get(id_key) if id_key else None
     return RawCall(name, arguments, found_id if isinstance(found_id, str) else None)
+
+
+def unwrap(value: Any) -> Any:
+    """The call inside OpenAI's wrapper (`{"type": "function", "function": {"name": ...}}`), else `value`."""
+    if isinstance(value, dict) and "name" not in value and isinstance(value.get("function"), dict):
+        inner = value["function"]
+        return {**inner, "id": value["id"]} if "id" in value and "id" not in inner else inner
+    return value
+
+
+def call_shaped(value: Any) -> bool:
+    """An object naming a tool and holding its arguments (`{"name": ...}` alone too, for a tool without any)."""
+    value = unwrap(value)
+    if not (isinstance(value, dict) and isinstance(value.get("name"), str)):
+        return False
+    return "arguments" in value or "parameters" in value or set(value) <= {"name", "type", "id"}
+
+
+def call_items(value: Any) -> list[Any]:
+    """The calls a decoded value holds: itself, or each item of a list, when every one is call-shaped."""
+    items = value if isinstance(value, list) and value else [value]
+    return items if all(call_shaped(item) for item in items) else []
+
+
+def names_a_tool(items: Sequence[Any], reading: Reading) -> bool:
+    """Does any of these call-shaped items name a tool the toolset has?"""
+    return any(reading.known(unwrap(item)["name"]) for item in items)
 
 
 def _kind(value: Any) -> str:
@@ -208,7 +304,10 @@ def json_safe(value: Any) -> bool:
     return False
 
 
-def snippet(text: str, limit: int = 60) -> str:
-    """The start of some model text, quoted for an error message."""
-    flat = " ".join(text.split())
-    return json.dumps(flat if len(flat) <= limit else flat[: limit - 1] + "…", ensure_ascii=False)
+def snippet(text: str, start: int = 0, limit: int = 60) -> str:
+    """The start of some model text (from `start`), quoted for an error message; only its head is read."""
+    head = text[start : start + limit * 8]
+    flat = " ".join(head.split())
+    if len(flat) <= limit and len(text) - start <= len(head):
+        return json.dumps(flat, ensure_ascii=False)
+    return json.dumps(flat[: limit - 1] + "…", ensure_ascii=False)

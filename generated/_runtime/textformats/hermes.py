@@ -13,22 +13,30 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from ..core.results import ModelResult
 from ..core.specs import ToolSpec
 from .calls import (
+    NO_TOOLS,
     CallError,
     Found,
     ParsedCall,
+    RawCall,
     RawError,
+    Reading,
+    call_items,
     content,
     decode_at,
     dumps,
     read_call,
+    skip_space,
     snippet,
 )
+from .near import scan, tidy
 
 OPEN, CLOSE = "<tool_call>", "</tool_call>"
+HOW = f'Write each call as {OPEN}\\n{{"arguments": {{...}}, "name": "..."}}\\n{CLOSE}'
 PROMPT_HEAD = (
     "You are a function calling AI model. You are provided with function signatures within <tools></tools> XML "
     "tags. You may call one or more functions to assist with the user query. Don't make assumptions about what "
@@ -67,47 +75,67 @@ class Hermes:
     def render_calls(self, calls: Sequence[ParsedCall]) -> str:
         return "\n".join(f"{OPEN}\n{dumps({'arguments': dict(c.arguments), 'name': c.name})}\n{CLOSE}" for c in calls)
 
-    def parse(self, text: str) -> Found:
+    def parse(self, text: str, reading: Reading = NO_TOOLS) -> Found:
         """Every `<tool_call>` block; the JSON is decoded first, so a `</tool_call>` inside a string is text.
 
         A block whose JSON is whole but whose `</tool_call>` never comes (a generation stopped at the tag,
-        or a model that forgot it) counts: what follows it is prose, or the next block.
+        or a model that forgot it) counts: what follows it is prose, or the next block. A block holding a
+        list of calls holds each of them. Near misses in the prose (the JSON without its tags, say) are read
+        too. Each tag is searched for once, forward: reading is linear in the text.
         """
-        found = Found()
+        found = Found(limit=reading.limit)
         prose: list[str] = []
         position = 0
-        while (start := text.find(OPEN, position)) >= 0:
-            prose.append(text[position:start])
+        opens, closes = _Next(text, OPEN), _Next(text, CLOSE)
+        while (start := opens.at(position)) >= 0:
+            prose.append(scan(text, position, start, found, reading, HOW))
+            if found.full:
+                break
             body = start + len(OPEN)
             decoded = decode_at(text, body)
-            scan = decoded[1] if isinstance(decoded, tuple) else body  # tags inside a decoded string are text
-            close, following = text.find(CLOSE, scan), text.find(OPEN, scan)
+            after_json = decoded[1] if isinstance(decoded, tuple) else body  # tags inside a decoded string are text
+            close, following = closes.at(after_json), opens.at(after_json)
             unclosed = close < 0 or 0 <= following < close
             if isinstance(decoded, tuple):
-                after = len(text) - len(text[scan:].lstrip())
+                after = skip_space(text, after_json)
                 if text.startswith(CLOSE, after) or unclosed:
-                    found.items.append(read_call(decoded[0]))
-                    position = after + len(CLOSE) if text.startswith(CLOSE, after) else scan
+                    found.items.extend(_block(decoded[0]))
+                    position = after + len(CLOSE) if text.startswith(CLOSE, after) else after_json
                     continue
                 problem = f"{CLOSE} must follow the JSON object"
             else:
-                problem = decoded
+                problem = decoded.message
             if unclosed:  # the broken block runs to the next one, or to the end
                 block_end = stop = following if following >= 0 else len(text)
             else:
                 block_end, stop = close, close + len(CLOSE)
-            block = text[body:block_end]
-            found.items.append(
-                RawError(
-                    f"could not read the tool call {snippet(block)}: {problem}. Write each call as "
-                    f'{OPEN}\\n{{"arguments": {{...}}, "name": "..."}}\\n{CLOSE}'
-                )
-            )
+            block = snippet(text[body:block_end])
+            found.items.append(RawError(f"could not read the tool call {block}: {problem}. {HOW}"))
             position = stop
-        prose.append(text[position:])
-        found.text = "".join(prose).strip()
+        prose.append(scan(text, position, len(text), found, reading, HOW) if not found.full else "")
+        found.text = tidy("".join(prose)).strip()
         return found
 
     def render_result(self, call: ParsedCall | CallError, result: ModelResult) -> str:
         body = dumps({"name": call.name, "content": content(result)}, escape_markup=True)
         return f"<tool_response>\n{body}\n</tool_response>"
+
+
+def _block(value: Any) -> list[RawCall | RawError]:
+    """The calls of one block: its object, or each object of a list of calls (as Qwen models sometimes write)."""
+    listed = call_items(value) if isinstance(value, list) else []
+    return [read_call(item) for item in listed] if listed else [read_call(value)]
+
+
+class _Next:
+    """Where a marker next occurs at or after a position; positions asked only grow, so each stretch of the
+    text is searched once (a reply of many blocks without `</tool_call>` does not search to the end each time)."""
+
+    def __init__(self, text: str, marker: str) -> None:
+        self.text, self.marker = text, marker
+        self.searched, self.found = 0, text.find(marker)
+
+    def at(self, position: int) -> int:
+        if position < self.searched or 0 <= self.found < position:
+            self.searched, self.found = position, self.text.find(self.marker, position)
+        return self.found

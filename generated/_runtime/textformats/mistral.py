@@ -27,17 +27,22 @@ from typing import Any
 from ..core.results import ModelResult
 from ..core.specs import ToolSpec
 from .calls import (
+    NO_TOOLS,
+    Broken,
     CallError,
     Found,
     ParsedCall,
     RawCall,
     RawError,
+    Reading,
     decode_at,
     dumps,
     loose_json,
     read_call,
+    skip_space,
     snippet,
 )
+from .near import scan, tidy
 
 VERSIONS = ("v2", "v3", "v7", "v11", "v13")
 TOOL_CALLS, ARGS, CALL_ID, EOS = "[TOOL_CALLS]", "[ARGS]", "[CALL_ID]", "</s>"
@@ -74,23 +79,31 @@ class Mistral:
                 listed[-1]["id"] = c.id
         return TOOL_CALLS + dumps(listed)
 
-    def parse(self, text: str) -> Found:
+    def parse(self, text: str, reading: Reading = NO_TOOLS) -> Found:
         """The calls after `[TOOL_CALLS]`, in any version's shape; reading stops at the first broken one.
 
         It stops because a call list is one unit: after a broken call, what looks like a call may be
-        inside one of its strings.
+        inside one of its strings. Near misses in the prose around (a call list whose `[TOOL_CALLS]` a
+        server dropped, say) are read too.
         """
-        found = Found()
-        start = position = text.find(TOOL_CALLS) if TOOL_CALLS in text else len(text)
-        while text.startswith(TOOL_CALLS, position):
-            position = _skip_space(text, position + len(TOOL_CALLS))
+        found = Found(limit=reading.limit)
+        start = text.find(TOOL_CALLS)
+        start = len(text) if start < 0 else start
+        head = scan(text, 0, start, found, reading, self.how)
+        position = start
+        while not found.full and text.startswith(TOOL_CALLS, position):
+            position = skip_space(text, position + len(TOOL_CALLS))
             listed = text[position : position + 1] in ("[", "{")
-            items, position = _json_calls(text, position, self.how) if listed else _named(text, position, self.how)
+            if listed:
+                items, position = _json_calls(text, position, self.how, reading.limit + 1 - len(found.items))
+            else:
+                items, position = _named(text, position, self.how)
             found.items.extend(items)
             if any(isinstance(item, RawError) for item in items):
                 break
-            position = _skip_space(text, position)
-        found.text = (text[:start] + text[position:]).strip().removesuffix(EOS).strip()
+            position = skip_space(text, position)
+        tail = scan(text, position, len(text), found, reading, self.how) if not found.full else ""
+        found.text = tidy(head + tail).strip().removesuffix(EOS).strip()
         return found
 
     @property
@@ -111,17 +124,14 @@ class Mistral:
         return f"[TOOL_RESULTS]{call.id}[TOOL_CONTENT]{said}[/TOOL_RESULTS]"
 
 
-def _skip_space(text: str, position: int) -> int:
-    return len(text) - len(text[position:].lstrip())
-
-
-def _json_calls(text: str, position: int, how: str) -> tuple[list[RawCall | RawError], int]:
-    """v2 to v7: a JSON list of calls (or one call object)."""
+def _json_calls(text: str, position: int, how: str, keep: int) -> tuple[list[RawCall | RawError], int]:
+    """v2 to v7: a JSON list of calls (or one call object); past `keep` calls, the rest is not read."""
     decoded = decode_at(text, position)
-    if isinstance(decoded, str):
-        return [RawError(f"could not read the tool calls {snippet(text[position:])}: {decoded}. {how}")], len(text)
+    if isinstance(decoded, Broken):
+        problem = f"could not read the tool calls {snippet(text, position)}: {decoded.message}"
+        return [RawError(f"{problem}. {how}")], len(text)
     value, end = decoded
-    return [read_call(item, id_key="id") for item in (value if isinstance(value, list) else [value])], end
+    return [read_call(item, id_key="id") for item in (value if isinstance(value, list) else [value])[:keep]], end
 
 
 def _named(text: str, position: int, how: str) -> tuple[list[RawCall | RawError], int]:
@@ -134,8 +144,8 @@ def _named(text: str, position: int, how: str) -> tuple[list[RawCall | RawError]
         problem = f"expected a tool name and {ARGS} after {TOOL_CALLS}, found {snippet(head)}"
         return [RawError(f"could not read the tool call: {problem}. {how}", name if args >= 0 else "")], len(text)
     decoded = decode_at(text, args + len(ARGS))
-    if isinstance(decoded, str):
-        return [RawError(f"could not read the arguments of {name!r}: {decoded}. {how}", name)], len(text)
+    if isinstance(decoded, Broken):
+        return [RawError(f"could not read the arguments of {name!r}: {decoded.message}. {how}", name)], len(text)
     value, end = decoded
     call = read_call({"name": name, "arguments": value})
     if isinstance(call, RawCall) and written_id.strip():

@@ -16,14 +16,18 @@ from ..core.catalog import Entry
 from ..core.results import ModelResult
 from ..core.specs import META_NAMES
 from .calls import (
+    MAX_CALLS,
     CallError,
     Found,
     ParsedCall,
     ParsedCalls,
     RawCall,
     RawError,
+    Reading,
     TextFormat,
     call_id,
+    no_tool,
+    reply_digest,
     valid_id,
 )
 
@@ -40,32 +44,68 @@ class Prepared:
     prompt: str | None = None  # a text format: the tools as system-prompt text
 
 
-def parse(fmt: TextFormat, text: str, lookup: Lookup, names: Iterable[str]) -> ParsedCalls:
-    """The calls in `text`, in `fmt`, each named as the toolset knows it; never raises on what a model wrote."""
-    found = fmt.parse(text) if isinstance(text, str) else Found([RawError("the model's reply must be text")])
+def parse(
+    fmt: TextFormat,
+    text: str,
+    lookup: Lookup,
+    names: Iterable[str],
+    *,
+    resolves: Callable[[str], bool] = no_tool,
+    limit: int = MAX_CALLS,
+) -> ParsedCalls:
+    """The calls in `text`, in `fmt`, each named as the toolset knows it; never raises on what a model wrote.
+
+    `resolves` says whether a name stands for a tool (without searching), so that a call in a slightly
+    wrong shape is told from prose; past `limit` calls, one error says the rest were not read.
+    """
     written: dict[str, str] | None = None  # wire name -> tool, built only when a name is not known as written
+
+    def wire_names() -> dict[str, str]:
+        nonlocal written
+        if written is None:
+            written = {fmt.wire_name(name): name for name in [*names, *sorted(META_NAMES)]}
+        return written
+
+    def known(name: str) -> bool:
+        return name in META_NAMES or resolves(name) or name in wire_names()
+
+    if isinstance(text, str):
+        found = fmt.parse(text, Reading(known, limit))
+    else:
+        found, text = Found([RawError("the model's reply must be text")]), ""
+    items = found.items
+    if len(items) > limit:
+        items = [*items[:limit], RawError(_too_many(limit))]
+    digest: bytes | None = None  # the reply's hash, taken once, and only if a call needs an id
     calls: list[ParsedCall] = []
     errors: list[CallError] = []
-    for index, item in enumerate(found.items):
+    for index, item in enumerate(items):
         given = item.id if isinstance(item, RawCall) else None
-        ident = given if valid_id(given) else call_id(text if isinstance(text, str) else "", index)
+        if not valid_id(given):
+            digest = reply_digest(text) if digest is None else digest
+            given = call_id(digest, index)
         if isinstance(item, RawError):
-            errors.append(CallError(item.message, ident, index, item.name))
+            errors.append(CallError(item.message, given, index, item.name))
             continue
         if item.name in META_NAMES:
-            calls.append(ParsedCall(item.name, item.arguments, ident, index))
+            calls.append(ParsedCall(item.name, item.arguments, given, index))
             continue
         entry, problem = lookup(item.name)
         if entry is None:
-            if written is None:
-                written = {fmt.wire_name(name): name for name in [*names, *sorted(META_NAMES)]}
-            if item.name in written:
-                calls.append(ParsedCall(written[item.name], item.arguments, ident, index))
+            if item.name in wire_names():
+                calls.append(ParsedCall(wire_names()[item.name], item.arguments, given, index))
                 continue
-            errors.append(CallError(problem, ident, index, item.name))
+            errors.append(CallError(problem, given, index, item.name))
             continue
-        calls.append(ParsedCall(entry.provider, item.arguments, ident, index))
+        calls.append(ParsedCall(entry.provider, item.arguments, given, index))
     return ParsedCalls(tuple(calls), tuple(errors), found.text)
+
+
+def _too_many(limit: int) -> str:
+    return (
+        f"a reply may make at most {limit} tool calls: the calls after the first {limit} were not read. "
+        "Make them in a later reply, once these results are back"
+    )
 
 
 def result_message(

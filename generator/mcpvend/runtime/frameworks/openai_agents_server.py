@@ -42,6 +42,14 @@ class AgentsServer(MCPServer):  # type: ignore[misc, unused-ignore]
     async def cleanup(self) -> None:
         """The toolset owns its servers: closing it stops them."""
 
+    async def __aenter__(self) -> AgentsServer:
+        """`async with ts.for_openai_agents() as server:`, as every server of the SDK is used."""
+        await self.connect()
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.cleanup()
+
     async def list_tools(
         self, run_context: RunContextWrapper[Any] | None = None, agent: AgentBase | None = None
     ) -> list[Tool]:
