@@ -38,6 +38,9 @@ from conftest import GOOD_TOOLS, PY, SERVERS, Run, write_config, write_tools
 from mcpvend.lock import lockfile
 from mcpvend.runtime.client.files import MAX_BYTES
 
+# One fixture runs every case at once (about two minutes on 2 cores): its bound is the whole file's,
+# not the per-test default, so a loaded machine makes it slower, never a failure.
+pytestmark = pytest.mark.timeout(900)
 LOCK = "lockfiles/a.lock.json"
 CONFIG = "mcpvend.toml"
 Setup = Callable[[Path], None]
@@ -45,9 +48,6 @@ Setup = Callable[[Path], None]
 _DROP_DAC = """
 import ctypes, os, sys
 
-# One fixture runs every case at once (about two minutes on 2 cores): its bound is the whole file's,
-# not the per-test default, so a loaded machine makes it slower, never a failure.
-pytestmark = pytest.mark.timeout(900)
 libc = ctypes.CDLL(None, use_errno=True)
 for capability in (1, 2):  # CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH
     if libc.prctl(24, capability, 0, 0, 0) != 0:  # PR_CAPBSET_DROP
