@@ -168,6 +168,8 @@ class Sandbox:
         # Snippets that type-checked against these stubs: the check is most of a snippet's cost, and its
         # verdict is the same every time, so a snippet a model sends again (a retry, a loop) runs unchecked.
         self._checked: OrderedDict[bytes, None] = OrderedDict()
+        self._stubs: str | None = None
+        self._stubs_digest = b""
 
     async def run(self, code: str, *, stubs: str, functions: Mapping[str, Function]) -> Outcome:
         """Type-check `code` against `stubs`, then run it with `functions` as its only way out.
@@ -177,7 +179,9 @@ class Sandbox:
         """
         monty = load_monty()
         printed = _Printed(self.limits.output_chars)
-        key = hashlib.sha256(b"%d:%b%b" % (len(stubs), stubs.encode(), code.encode())).digest()
+        if stubs is not self._stubs:  # one toolset's stubs are one string: hashed once, not per snippet
+            self._stubs, self._stubs_digest = stubs, hashlib.sha256(stubs.encode()).digest()
+        key = hashlib.sha256(self._stubs_digest + code.encode()).digest()
         checked = key in self._checked
         try:
             pool = await self._started(monty)
