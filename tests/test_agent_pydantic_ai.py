@@ -23,11 +23,11 @@ from pydantic_ai.messages import (
 )
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from conftest import node_server
 
 pytestmark = pytest.mark.anyio
 generated: Any = importlib.import_module("generated")
-META = {"search_tools", "list_categories", "browse_category", "get_tool_schema", "call_tool"}
+ROUTED = {"search_tools", "call_tool"}  # pydantic-ai's tool search, and mcpvend's call_tool
+CONVERT = "demo__convert_temperature"
 
 Step = Callable[[list[ModelMessage], AgentInfo], ModelResponse]
 
@@ -70,45 +70,67 @@ class Script:
         return FunctionModel(self)
 
 
-async def test_routed_search_lists_the_found_tool_next_step_and_errors_reach_the_model() -> None:
+async def test_routed_hands_pydantic_ai_the_catalog_deferred_for_its_tool_search_with_mcpvend_ranking() -> None:
     def search(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-        assert listed(info) == META  # routed: the model knows only the meta-tools
-        return call("search_tools", {"query": "current time in a timezone", "limit": 3})
+        assert listed(info) == ROUTED  # routed: the catalog is deferred, only call_tool and the search listed
+        return call("search_tools", {"queries": ["current time in a timezone"]})
 
     def call_wrongly(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-        found = json.loads(last_part(messages).content)["tools"][0]["name"]
-        assert found == "time__get_current_time" and found in listed(info)  # listed on the next step
-        return call(found, {"tz": "Europe/Paris"})  # the wrong property name
+        found = [match["name"] for match in last_part(messages).content["discovered_tools"]]
+        assert found[0] == "time__get_current_time"  # ranked by mcpvend: the best match first
+        assert found[0] in listed(info)  # pydantic-ai lists what its search found
+        return call(found[0], {"tz": "Europe/Paris"})  # the wrong property name
 
     def recover(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
         text = retried(last_part(messages))
         assert "'timezone' is a required property" in text and "Its input schema:" in text
         return call("time__get_current_time", {"timezone": "Europe/Paris"})
 
-    def find_airport(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+    def unsearched(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
         result = last_part(messages)
         assert isinstance(result, ToolReturnPart) and json.loads(result.content)["timezone"] == "Europe/Paris"
-        return call("search_tools", {"query": "airport IATA code"})
+        assert CONVERT not in listed(info)
+        return call(CONVERT, {"value": 100, "to": "fahrenheit"})  # a real name, never searched for
 
-    def server_error(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-        assert "demo__airports_find-by-code_b73eb4" in listed(info)
-        assert "time__get_current_time" in listed(info)  # found earlier in the run: still listed
-        return call("demo__airports_find-by-code_b73eb4", {"code": "ZZZ"})
+    def misspelled(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        assert last_part(messages).content == "212.00 fahrenheit"
+        assert CONVERT in listed(info)  # reached through call_tool, and shown to the model from now on
+        return call("get_curent_time", {"timezone": "UTC"})
 
     def finish(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-        failed = last_part(messages)
-        assert failed.outcome == "failed" and "unknown airport code ZZZ" in failed.model_response_str()
+        text = retried(last_part(messages))
+        assert "did you mean time__get_current_time" in text and "demo__" not in text  # not the catalog
         return done()
 
-    script = Script(search, call_wrongly, recover, find_airport, server_error, finish)
-    async with generated.toolset(["time", "demo", "everything"], mode="routed") as ts:
-        node_server("server-everything")
-        agent = Agent(script.model(), toolsets=[ts.for_pydantic_ai()])
-        result = await agent.run("What time is it in Paris, and where is ZZZ?")
+    script = Script(search, call_wrongly, recover, unsearched, misspelled, finish)
+    async with generated.toolset(["time", "demo"], mode="routed") as ts:
+        toolset = ts.for_pydantic_ai()
+        agent = Agent(script.model(), toolsets=[toolset], capabilities=[toolset.tool_search()])
+        result = await agent.run("What time is it in Paris, and 100 C in F?")
     assert result.output == "done" and not script.steps
     returns = [p for m in result.all_messages() for p in m.parts if isinstance(p, ToolReturnPart)]
     structured = [p.metadata for p in returns if p.tool_name == "time__get_current_time" and p.outcome == "success"]
     assert structured and structured[0]["timezone"] == "Europe/Paris"  # the structured result, beside the text
+
+
+async def test_without_mcpvend_search_pydantic_ai_search_still_finds_and_refuses_an_unsearched_name() -> None:
+    def unsearched(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        assert listed(info) == {"call_tool"}  # FunctionModel has pydantic-ai's native search: withheld tools
+        return call("time__get_current_time", {"timezone": "UTC"})
+
+    def through_call_tool(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        assert "search for it first" in retried(last_part(messages))  # pydantic-ai's own answer, no catalog
+        return call("call_tool", {"name": "get_current_time", "arguments": {"timezone": "UTC"}})  # a bare name
+
+    def finish(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        assert json.loads(last_part(messages).content)["timezone"] == "UTC"
+        assert "time__get_current_time" in listed(info)  # revealed by the call
+        return done()
+
+    script = Script(unsearched, through_call_tool, finish)
+    async with generated.toolset(["time", "demo"], mode="routed") as ts:
+        result = await Agent(script.model(), toolsets=[ts.for_pydantic_ai()]).run("time in UTC?")
+    assert result.output == "done" and not script.steps
 
 
 @pytest.mark.parametrize("mode", ["direct", "compact"])
@@ -139,24 +161,25 @@ async def test_each_run_has_its_own_found_tools_and_a_continued_conversation_kee
     found = "time__get_current_time"
 
     def search(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-        return call("search_tools", {"query": "current time in a timezone", "limit": 1})
+        return call("search_tools", {"queries": ["current time in a timezone"]})
 
     def check_found(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
         assert found in listed(info)
         return done()
 
     def check_fresh(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-        assert listed(info) == META
+        assert listed(info) == ROUTED
         return done()
 
     script = Script(search, check_found, check_fresh, check_found)
     async with generated.toolset(["time", "demo"], mode="routed") as ts:
-        agent = Agent(script.model(), toolsets=[ts.for_pydantic_ai()])
+        toolset = ts.for_pydantic_ai()
+        agent = Agent(script.model(), toolsets=[toolset], capabilities=[toolset.tool_search(max_results=1)])
         first = await agent.run("what time is it?")
         await agent.run("another conversation")  # the same agent: this run has found nothing
         await agent.run("and now?", message_history=first.all_messages())  # the first conversation, continued
         assert ts.materialized == ()  # the runs' views found the tool, not the toolset
-    assert not script.steps and script.offered[1] == script.offered[3] == META | {found}
+    assert not script.steps and script.offered[1] == script.offered[3] == ROUTED | {found}
 
 
 async def test_destructive_tools_wait_for_approval_and_call_tool_sends_the_model_to_them() -> None:

@@ -43,6 +43,7 @@ from .core.specs import (
     compact_spec,
     full_spec,
     tokens,
+    with_tool_search,
 )
 from .core.steps import Decision, RouteInputs, StepInputs, Steps
 from .routing.rules import Routing, RoutingOptions
@@ -190,9 +191,16 @@ class ToolSet:
         """The tools found by search that routed (and code) mode offers directly, in spec order."""
         return self._conversation.materialized
 
-    def listing(self) -> list[ToolSpec]:
-        """The tools of the current mode, as specs: what `tool_specs` renders for each provider."""
+    def listing(self, *, deferred: bool = False) -> list[ToolSpec]:
+        """The tools of the current mode, as specs: what `tool_specs` renders for each provider.
+
+        `deferred=True`: every tool of the current step in full, for a tool search to load on demand.
+        """
         code, catalog = self._shared.code, self._conversation.catalog
+        if deferred:
+            if code is not None:
+                raise ValueError("code mode offers run_code, not tools a tool search could load")
+            return [full_spec(e) for e in catalog.entries]
         if code is not None:
             return [code.listing(catalog, self.materialized)]
         if self.mode == "direct":
@@ -201,15 +209,20 @@ class ToolSet:
             return [*(compact_spec(e) for e in catalog.entries), GET_TOOL_SCHEMA]
         return [*META_TOOLS, *(full_spec(catalog.by_provider[n]) for n in self.materialized)]
 
-    def tool_specs(self, format: Format = "openai", *, strict: bool = False) -> list[dict[str, Any]]:
+    def tool_specs(self, format: Format = "openai", *, strict: bool = False, deferred: bool = False) -> list[dict[str, Any]]:
         """The tools to hand the model, as plain dicts in the provider's format.
 
         `strict=True` ("openai", "openai-responses", "anthropic"): each tool in the provider's strict
         form where it has one, the others as usual (`plan()` names them); `call` maps the nulls back.
+        `deferred=True` ("anthropic", "openai-responses"): the provider's tool search, then every tool of
+        the step with `defer_loading`, so the model loads what it searches for; `call` takes their names.
         """
-        if strict:
-            return strict_specs(self.listing(), format)[0]
-        return [spec.render(format) for spec in self.listing()]
+        rendered = self.render(self.listing(deferred=deferred), format, strict=strict)
+        return with_tool_search(rendered, format) if deferred else rendered
+
+    def render(self, tools: Sequence[ToolSpec], format: Format, *, strict: bool = False) -> list[dict[str, Any]]:
+        """Specs in a provider's format (strict: each in its strict form where it has one)."""
+        return strict_specs(tools, format)[0] if strict else [spec.render(format) for spec in tools]
 
     def search(self, query: str, limit: int = 10) -> list[Entry]:
         """The tools of the current step that best match `query` (nothing is offered: see `materialize`)."""

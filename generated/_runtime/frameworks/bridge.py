@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from ..core.catalog import Entry
 from ..core.results import ModelResult, error_result
-from ..core.specs import META_NAMES, opened
+from ..core.specs import CALL_TOOL, META_NAMES, opened
 
 if TYPE_CHECKING:
     from ..core.seams import ToolsetView
@@ -47,6 +47,7 @@ class Definition:
     parameters: dict[str, Any]
     strict: bool  # `parameters` are in OpenAI's strict form
     annotations: Mapping[str, Any] | None
+    deferred: bool = False  # for the framework's tool search to find, not listed until then
 
 
 class Bridge:
@@ -61,15 +62,22 @@ class Bridge:
         """A fresh conversation on the same servers."""
         return Bridge(self.toolset.session(), approval=self.approval, strict=self.strict)
 
-    def definitions(self) -> list[Definition]:
-        """The tools of the current mode, as of now: in routed mode, what this conversation found."""
-        specs = self.toolset.listing()
+    def definitions(self, *, deferred: bool = False) -> list[Definition]:
+        """The tools of the current mode, as of now: in routed mode, what this conversation found.
+
+        `deferred=True`, for a framework with a tool search of its own: in routed mode that search
+        replaces the meta-tools but `call_tool`, and every tool of the step not found yet is deferred.
+        """
+        specs, hidden = self.toolset.listing(), set[str]()
+        if deferred and self.toolset.mode == "routed":
+            specs = [CALL_TOOL, *self.toolset.listing(deferred=True)]
+            hidden = {spec.name for spec in specs[1:]} - set(self.toolset.materialized)
         if self.strict:
-            rendered = self.toolset.tool_specs("openai-responses", strict=True)
+            rendered = self.toolset.render(specs, "openai-responses", strict=True)
         else:
             rendered = [opened(spec).render("openai-responses") for spec in specs]
         return [
-            Definition(r["name"], r["description"], r["parameters"], r["strict"], spec.annotations)
+            Definition(r["name"], r["description"], r["parameters"], r["strict"], spec.annotations, spec.name in hidden)
             for spec, r in zip(specs, rendered, strict=True)
         ]
 
@@ -97,7 +105,7 @@ class Bridge:
         target = self._held_back(name, arguments)
         if target is None:
             return None
-        self._materialize([target.provider])
+        self.materialize([target.provider])
         return error_result(
             f"'{target.provider}' needs the user's approval, which call_tool cannot ask for: "
             f"call '{target.provider}' itself (it is now among your tools) with the same arguments",
@@ -111,11 +119,11 @@ class Bridge:
         """
         for name, arguments, content in history:
             if name == "search_tools":
-                self._materialize(_found(content))
+                self.materialize(_found(content))
             elif (target := self._held_back(name, arguments)) is not None:
-                self._materialize([target.provider])
+                self.materialize([target.provider])
             elif name not in META_NAMES:
-                self._materialize([name])
+                self.materialize([name])
 
     def _held_back(self, name: str, arguments: Any) -> Entry | None:
         """The tool a `call_tool` call reaches, when that tool waits for approval (which call_tool cannot ask)."""
@@ -124,7 +132,8 @@ class Bridge:
         target = self.toolset.resolve(name, arguments)
         return target if target is not None and needs_approval(target, self.approval) else None
 
-    def _materialize(self, names: list[str]) -> None:
+    def materialize(self, names: list[str]) -> None:
+        """List these tools from the next step on (routed mode; the others list every tool already)."""
         known = [entry.provider for name in names if (entry := self.toolset.resolve(name)) is not None]
         if known and self.toolset.mode == "routed":
             self.toolset.materialize(known)

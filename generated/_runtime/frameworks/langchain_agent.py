@@ -6,7 +6,8 @@ A LangChain agent runs the tools it was built with, by name, so the middleware r
 tool a conversation could reach; before each model call it lists only what the current mode
 offers, with the tools this conversation found (read back from its messages). Each tool call
 runs in a fresh view: the messages are the conversation's only state, as LangGraph's checkpoints
-expect.
+expect. A name the agent was not built with (bare, dotted, misspelled) gets mcpvend's answer, not
+LangChain's list of every registered tool, which is the catalog routed mode keeps out of context.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from langchain.agents.middleware import (  # type: ignore[import-not-found, unus
     HumanInTheLoopMiddleware,
     ModelRequest,
     ModelResponse,
+    ToolCallRequest,
 )
 from langchain_core.messages import AIMessage, AnyMessage, ToolMessage  # type: ignore[import-not-found, unused-ignore]
 
@@ -37,10 +39,11 @@ class ListedTools(AgentMiddleware):  # type: ignore[misc, unused-ignore]
         every = [full_spec(entry).render("openai-responses") for entry in entries]
         names = {entry.provider for entry in entries}
         own = [d for d in bridge.definitions() if d.name not in names]  # the meta-tools, or run_code
-        self.tools = [tool(bridge, d, fresh=True) for d in own] + [
+        self.tools: list[McpTool] = [tool(bridge, d, fresh=True) for d in own] + [
             tool(bridge, Definition(r["name"], r["description"], r["parameters"], False, None), fresh=True)
             for r in every
         ]
+        self._registered = {t.name: t for t in self.tools}
 
     def _listed(self, request: ModelRequest) -> ModelRequest:
         view = self.bridge.view()
@@ -55,6 +58,27 @@ class ListedTools(AgentMiddleware):  # type: ignore[misc, unused-ignore]
         self, request: ModelRequest, handler: Callable[[ModelRequest], Awaitable[ModelResponse]]
     ) -> Any:
         return await handler(self._listed(request))
+
+    def wrap_tool_call(self, request: ToolCallRequest, handler: Callable[[ToolCallRequest], Any]) -> Any:
+        named = self._named(request)
+        return named if isinstance(named, ToolMessage) else handler(named)
+
+    async def awrap_tool_call(
+        self, request: ToolCallRequest, handler: Callable[[ToolCallRequest], Awaitable[Any]]
+    ) -> Any:
+        named = self._named(request)
+        return named if isinstance(named, ToolMessage) else await handler(named)
+
+    def _named(self, request: ToolCallRequest) -> ToolCallRequest | ToolMessage:
+        """The call, to the tool its name resolves to; or, for no tool, the names it may have meant."""
+        if request.tool is not None:
+            return request
+        call = request.tool_call
+        entry, problem = self.bridge.toolset.lookup(call["name"])
+        registered = self._registered.get(entry.provider) if entry is not None else None
+        if registered is None:
+            return ToolMessage(problem, name=call["name"], tool_call_id=call["id"] or "", status="error")
+        return request.override(tool=registered, tool_call={**call, "name": registered.name})
 
 
 def middleware(bridge: Bridge) -> list[AgentMiddleware]:

@@ -3,13 +3,19 @@
 The SDK lists an MCP server's tools at every turn, so routed mode's found tools appear on the
 next turn. Each server object is one conversation (a `ToolSet.session` view); the servers it
 calls run in the toolset, so `connect` and `cleanup` have nothing to do.
+
+The SDK lists an MCP server's tools without `defer_loading` (that is for function tools on the
+Responses API), so routed mode keeps its meta-tools here. A name the model writes that is not
+listed ends the run unless the run config says otherwise: `run_config()` makes it mcpvend's
+answer instead (the tool listed from the next turn, or the names it may have meant).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from agents import AgentBase, RunContextWrapper  # type: ignore[import-not-found, unused-ignore]
+from agents import AgentBase, RunConfig, RunContextWrapper  # type: ignore[import-not-found, unused-ignore]
+from agents.run_config import ToolErrorFormatterArgs  # type: ignore[import-not-found, unused-ignore]
 from agents.mcp import MCPServer  # type: ignore[import-not-found, unused-ignore]
 from mcp.types import (
     CallToolResult,
@@ -72,6 +78,22 @@ class AgentsServer(MCPServer):  # type: ignore[misc, unused-ignore]
             structured_content=result.structured if isinstance(result.structured, dict) else None,
             is_error=result.is_error,
         )
+
+    def run_config(self, **options: Any) -> RunConfig:
+        """`Runner.run(agent, task, run_config=server.run_config())`: a tool name that is not listed gets
+        `tool_error` as its result rather than ending the run; `options` are the RunConfig's others."""
+        return RunConfig(tool_not_found_behavior="return_error_to_model", tool_error_formatter=self.tool_error, **options)
+
+    def tool_error(self, args: ToolErrorFormatterArgs[Any]) -> str | None:
+        """A `tool_error_formatter`: a real, bare or dotted tool name is listed for the next turn (routed mode)
+        and named as listed; another name gets the tools it may have meant. Other errors keep the SDK's text."""
+        if args.kind != "tool_not_found":
+            return None
+        entry, problem = self.bridge.toolset.lookup(args.tool_name)
+        if entry is None:
+            return problem
+        self.bridge.materialize([entry.provider])
+        return f"'{entry.provider}' is now among your tools: call '{entry.provider}' with the same arguments"
 
     async def list_prompts(self) -> ListPromptsResult:
         return ListPromptsResult(prompts=[])
