@@ -23,7 +23,6 @@ from pydantic_ai.messages import (
 )
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-
 pytestmark = pytest.mark.anyio
 generated: Any = importlib.import_module("generated")
 ROUTED = {"search_tools", "call_tool"}  # pydantic-ai's tool search, and mcpvend's call_tool

@@ -39,7 +39,7 @@ class ListedTools(AgentMiddleware):  # type: ignore[misc, unused-ignore]
         every = [full_spec(entry).render("openai-responses") for entry in entries]
         names = {entry.provider for entry in entries}
         own = [d for d in bridge.definitions() if d.name not in names]  # the meta-tools, or run_code
-        self.tools: list[McpTool] = [tool(bridge, d, fresh=True) for d in own] + [
+        self.tools = [tool(bridge, d, fresh=True) for d in own] + [
             tool(bridge, Definition(r["name"], r["description"], r["parameters"], False, None), fresh=True)
             for r in every
         ]

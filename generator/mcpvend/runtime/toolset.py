@@ -208,7 +208,9 @@ class ToolSet:
             return [*(compact_spec(e) for e in catalog.entries), GET_TOOL_SCHEMA]
         return [*META_TOOLS, *(full_spec(catalog.by_provider[n]) for n in self.materialized)]
 
-    def tool_specs(self, format: Format = "openai", *, strict: bool = False, deferred: bool = False) -> list[dict[str, Any]]:
+    def tool_specs(
+        self, format: Format = "openai", *, strict: bool = False, deferred: bool = False
+    ) -> list[dict[str, Any]]:
         """The tools to hand the model, as plain dicts in the provider's format.
 
         `strict=True` ("openai", "openai-responses", "anthropic"): each tool in the provider's strict

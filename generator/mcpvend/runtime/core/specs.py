@@ -167,7 +167,8 @@ def with_tool_search(rendered: Sequence[dict[str, Any]], fmt: Format) -> list[di
     """Rendered specs marked for the provider's tool search to load on demand, after that search tool."""
     search = PROVIDER_TOOL_SEARCH.get(fmt)
     if search is None:
-        raise ValueError(f"deferred tool specs are for {' and '.join(PROVIDER_TOOL_SEARCH)} (their tool search), not {fmt!r}")
+        known = " and ".join(PROVIDER_TOOL_SEARCH)
+        raise ValueError(f"deferred tool specs are for {known} (their own tool search), not {fmt!r}")
     if len(rendered) > MAX_DEFERRED_TOOLS:
         raise ValueError(f"{len(rendered)} tools: a provider's tool search takes at most {MAX_DEFERRED_TOOLS}")
     strict = sum(1 for spec in rendered if spec.get("strict") is True)

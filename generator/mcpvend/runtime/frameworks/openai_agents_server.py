@@ -15,8 +15,8 @@ from __future__ import annotations
 from typing import Any
 
 from agents import AgentBase, RunConfig, RunContextWrapper  # type: ignore[import-not-found, unused-ignore]
-from agents.run_config import ToolErrorFormatterArgs  # type: ignore[import-not-found, unused-ignore]
 from agents.mcp import MCPServer  # type: ignore[import-not-found, unused-ignore]
+from agents.run_config import ToolErrorFormatterArgs  # type: ignore[import-not-found, unused-ignore]
 from mcp.types import (
     CallToolResult,
     GetPromptResult,
@@ -82,7 +82,9 @@ class AgentsServer(MCPServer):  # type: ignore[misc, unused-ignore]
     def run_config(self, **options: Any) -> RunConfig:
         """`Runner.run(agent, task, run_config=server.run_config())`: a tool name that is not listed gets
         `tool_error` as its result rather than ending the run; `options` are the RunConfig's others."""
-        return RunConfig(tool_not_found_behavior="return_error_to_model", tool_error_formatter=self.tool_error, **options)
+        return RunConfig(
+            tool_not_found_behavior="return_error_to_model", tool_error_formatter=self.tool_error, **options
+        )
 
     def tool_error(self, args: ToolErrorFormatterArgs[Any]) -> str | None:
         """A `tool_error_formatter`: a real, bare or dotted tool name is listed for the next turn (routed mode)
