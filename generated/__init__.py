@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from ._runtime.core.results import MediaRef, ModelResult
     from ._runtime.core.reviewed import ReviewedTool
     from ._runtime.core.steps import Decision, RouteInputs, RoutingError
+    from ._runtime.frameworks.adapters import FrameworkMissing
     from ._runtime.package import PackageToolsets
     from ._runtime.routing.rules import RouteRequest, RoutingOptions, load_routing
     from ._runtime.semantic.hybrid import hybrid
@@ -57,6 +58,7 @@ __all__ = [
     "DriftError",
     "Entry",
     "FormatChoice",
+    "FrameworkMissing",
     "MediaRef",
     "ModelResult",
     "ParsedCall",
@@ -101,6 +103,7 @@ _RUNTIME = {
     "DriftError": "client.pinning",
     "Entry": "core.catalog",
     "FormatChoice": "core.budget",
+    "FrameworkMissing": "frameworks.adapters",
     "MediaRef": "core.results",
     "ModelResult": "core.results",
     "ParsedCall": "textformats.calls",

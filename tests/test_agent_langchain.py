@@ -168,3 +168,31 @@ def test_the_middleware_covers_the_tools_of_every_routing_step() -> None:
     listed, approval = ts.for_langchain_agent(require_approval="destructive")
     assert "demo__cancel_booking" in {tool.name for tool in listed.tools}
     assert isinstance(approval, HumanInTheLoopMiddleware) and list(approval.interrupt_on) == ["demo__cancel_booking"]
+
+
+@pytest.mark.anyio
+async def test_a_real_name_runs_unsearched_and_a_wrong_one_gets_mcpvends_answer_not_the_catalog() -> None:
+    def unsearched(messages: list[BaseMessage], bound: dict[str, Any]) -> AIMessage:
+        assert "demo__convert_temperature" not in bound
+        return call("demo__convert_temperature", {"value": 100, "to": "fahrenheit"}, "c1")
+
+    def dotted(messages: list[BaseMessage], bound: dict[str, Any]) -> AIMessage:
+        assert last_result(messages).content == "212.00 fahrenheit"
+        return call("time.get_current_time", {"timezone": "UTC"}, "c2")  # the server's dotted name
+
+    def misspelled(messages: list[BaseMessage], bound: dict[str, Any]) -> AIMessage:
+        result = last_result(messages)
+        assert result.status == "success" and result.artifact["timezone"] == "UTC"
+        return call("get_curent_time", {"timezone": "UTC"}, "c3")
+
+    def finish(messages: list[BaseMessage], bound: dict[str, Any]) -> AIMessage:
+        result = last_result(messages)
+        assert result.status == "error" and "did you mean time__get_current_time" in str(result.content)
+        assert "demo__" not in str(result.content)  # LangChain's own answer would list every registered tool
+        return AIMessage(content="done")
+
+    model = Scripted(steps=[unsearched, dotted, misspelled, finish])
+    async with generated.toolset(["time", "demo"], mode="routed") as ts:
+        agent = create_agent(model, middleware=ts.for_langchain_agent())
+        state = await agent.ainvoke({"messages": [("user", "100 C in F, and the time in UTC?")]})
+    assert state["messages"][-1].content == "done" and not model.steps

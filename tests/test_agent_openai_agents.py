@@ -9,7 +9,7 @@ from typing import Any
 
 import generated
 import pytest
-from agents import Agent, FunctionTool, Runner, set_tracing_disabled
+from agents import Agent, FunctionTool, ModelBehaviorError, Runner, set_tracing_disabled
 from agents.testing import ModelCall, ModelStep, ScriptedModel, assistant_message, function_call
 
 from conftest import node_server
@@ -140,3 +140,41 @@ async def test_call_tool_cannot_reach_a_tool_that_needs_approval() -> None:
         paused = await Runner.run(agent, "cancel booking ABC123")
     assert [item.tool_name for item in paused.interruptions] == [cancel]
     model.assert_complete()
+
+
+async def test_a_name_not_listed_gets_mcpvends_answer_with_the_run_config_helper() -> None:
+    def unsearched(call: ModelCall) -> Any:
+        assert "time__get_current_time" not in tools(call)
+        return [function_call("time__get_current_time", {"timezone": "UTC"}, call_id="c1")]  # never searched
+
+    def by_name(call: ModelCall) -> Any:
+        assert last_output(call).startswith("'time__get_current_time' is now among your tools")
+        assert "time__get_current_time" in tools(call)  # listed from this turn on
+        return [function_call("time__get_current_time", {"timezone": "UTC"}, call_id="c2")]
+
+    def misspelled(call: ModelCall) -> Any:
+        assert json.loads(last_output(call))["timezone"] == "UTC"
+        return [function_call("get_curent_time", {"timezone": "UTC"}, call_id="c3")]
+
+    def finish(call: ModelCall) -> Any:
+        text = last_output(call)
+        assert "did you mean time__get_current_time" in text and "demo__" not in text  # not the catalog
+        return [assistant_message("done")]
+
+    model = ScriptedModel([step(unsearched), step(by_name), step(misspelled), step(finish)])
+    async with generated.toolset(["time", "demo"], mode="routed") as ts, ts.for_openai_agents() as server:
+        agent = Agent(name="assistant", model=model, mcp_servers=[server])
+        result = await Runner.run(agent, "What time is it in UTC?", run_config=server.run_config())
+    assert result.final_output == "done"
+    model.assert_complete()
+
+
+async def test_without_the_helper_the_sdk_ends_the_run_on_a_name_not_listed() -> None:
+    def unsearched(call: ModelCall) -> Any:
+        return [function_call("time__get_current_time", {"timezone": "UTC"}, call_id="c1")]
+
+    model = ScriptedModel([step(unsearched)])
+    async with generated.toolset(["time"], mode="routed") as ts, ts.for_openai_agents() as server:
+        agent = Agent(name="assistant", model=model, mcp_servers=[server])
+        with pytest.raises(ModelBehaviorError, match="time__get_current_time"):
+            await Runner.run(agent, "What time is it in UTC?")

@@ -11,9 +11,9 @@ import typing
 from typing import Any
 
 import pytest
-from anthropic.types import ToolParam, ToolResultBlockParam
+from anthropic.types import ToolParam, ToolResultBlockParam, ToolSearchToolBm25_20251119Param
 from openai.types.chat import ChatCompletionToolMessageParam, ChatCompletionToolParam
-from openai.types.responses import FunctionToolParam
+from openai.types.responses import FunctionToolParam, ToolSearchToolParam
 from openai.types.shared_params import FunctionDefinition
 from pydantic import TypeAdapter
 
@@ -106,3 +106,35 @@ def test_result_messages_match_the_sdk_types() -> None:
     TypeAdapter(ToolResultBlockParam).validate_python(block)
     check_keys(block, ToolResultBlockParam)
     assert block["is_error"] is True and block["content"] == "it failed"
+
+
+@pytest.mark.parametrize("ts", TOOLSETS, ids=MODES)
+def test_deferred_specs_follow_the_providers_tool_search_rules(ts: ToolSet) -> None:
+    """The whole catalog, each tool marked `defer_loading`, after the provider's own tool search (never deferred)."""
+    catalog = {e.provider for e in ts.catalog.entries}
+    anthropic = ts.tool_specs("anthropic", deferred=True)
+    assert anthropic[0] == {"type": "tool_search_tool_bm25_20251119", "name": "tool_search_tool_bm25"}
+    TypeAdapter(ToolSearchToolBm25_20251119Param).validate_python(anthropic[0])
+    for spec in anthropic[1:]:
+        TypeAdapter(ToolParam).validate_python(spec)
+        check_keys(spec, ToolParam)
+        assert spec["defer_loading"] is True
+    assert {s["name"] for s in anthropic[1:]} == catalog
+    responses = ts.tool_specs("openai-responses", deferred=True, strict=True)
+    assert responses[0] == {"type": "tool_search"}
+    TypeAdapter(ToolSearchToolParam).validate_python(responses[0])
+    for spec in responses[1:]:
+        TypeAdapter(FunctionToolParam).validate_python(spec)
+        check_keys(spec, FunctionToolParam)
+        assert spec["defer_loading"] is True
+    assert {s["name"] for s in responses[1:]} == catalog and any(s["strict"] for s in responses[1:])
+
+
+def test_deferred_specs_refuse_what_a_provider_would() -> None:
+    ts = TOOLSETS[0]
+    with pytest.raises(ValueError, match="anthropic and openai-responses"):
+        ts.tool_specs("openai", deferred=True)
+    strict = ts.tool_specs("anthropic", deferred=True, strict=True)
+    assert sum(1 for s in strict if s.get("strict")) == 20  # Anthropic compiles at most 20 into one request
+    with pytest.raises(ValueError, match="at most 10000"):
+        ToolSet(Catalog([*ts.catalog.entries] * 20), mode="direct").tool_specs("anthropic", deferred=True)

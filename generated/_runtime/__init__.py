@@ -22,6 +22,7 @@ PUBLIC: dict[str, str] = {
     "DriftError": "client.pinning",
     "Entry": "core.catalog",
     "FormatChoice": "core.budget",
+    "FrameworkMissing": "frameworks.adapters",
     "MediaRef": "core.results",
     "ModelResult": "core.results",
     "ParsedCall": "textformats.calls",

@@ -153,14 +153,12 @@ META_NAMES = frozenset(spec.name for spec in META_TOOLS)
 CALL_TOOL = META_TOOLS[-1]
 
 # A provider's own tool search, sent (never deferred) beside tools marked `defer_loading`; the type
-# names are version-stamped by the providers. Anthropic takes up to 10,000 tools in a catalog and
-# compiles at most 20 strict schemas into one request's grammar.
+# names are version-stamped by the providers, which take up to 10,000 tools in a catalog.
 PROVIDER_TOOL_SEARCH: Mapping[str, Mapping[str, str]] = {
     "anthropic": {"type": "tool_search_tool_bm25_20251119", "name": "tool_search_tool_bm25"},
     "openai-responses": {"type": "tool_search"},
 }
 MAX_DEFERRED_TOOLS = 10_000
-MAX_STRICT_ANTHROPIC = 20
 
 
 def with_tool_search(rendered: Sequence[dict[str, Any]], fmt: Format) -> list[dict[str, Any]]:
@@ -171,12 +169,6 @@ def with_tool_search(rendered: Sequence[dict[str, Any]], fmt: Format) -> list[di
         raise ValueError(f"deferred tool specs are for {known} (their own tool search), not {fmt!r}")
     if len(rendered) > MAX_DEFERRED_TOOLS:
         raise ValueError(f"{len(rendered)} tools: a provider's tool search takes at most {MAX_DEFERRED_TOOLS}")
-    strict = sum(1 for spec in rendered if spec.get("strict") is True)
-    if fmt == "anthropic" and strict > MAX_STRICT_ANTHROPIC:
-        raise ValueError(
-            f"{strict} strict tools: Anthropic compiles at most {MAX_STRICT_ANTHROPIC} into one request; "
-            "ask for deferred specs without strict=True"
-        )
     return [dict(search), *({**spec, "defer_loading": True} for spec in rendered)]
 
 
