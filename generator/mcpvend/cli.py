@@ -143,6 +143,74 @@ def init(source: Path | None, force: bool) -> None:
 
 
 @main.command()
+@click.argument("server")
+@click.option("--no-browser", is_flag=True, help="Print the sign-in URL only; do not open a browser.")
+@click.pass_obj
+def login(options: Options, server: str, no_browser: bool) -> None:
+    """Sign in to an OAuth server; lock, diff --live, show and the package then use its tokens."""
+    import asyncio
+
+    from mcpvend.signin import login as run_login
+
+    try:
+        signed = asyncio.run(run_login(_load(options), server, browser=not no_browser, say=_say))
+    except MCPVendError as exc:
+        _fail(exc)
+    scopes = f" with scopes {signed.scopes}" if signed.scopes else ""
+    click.echo(f"signed in to '{server}'{scopes}; tokens kept in {signed.path} (yours alone)", err=True)
+
+
+@main.command()
+@click.argument("server")
+@click.pass_obj
+def logout(options: Options, server: str) -> None:
+    """Forget the tokens and client registration kept for an OAuth server."""
+    from mcpvend.signin import logout as run_logout
+
+    try:
+        forgot = run_logout(_load(options), server)
+    except MCPVendError as exc:
+        _fail(exc)
+    click.echo(f"signed out of '{server}'" if forgot else f"'{server}' had no sign-in to forget", err=True)
+
+
+@main.group(cls=_Pipeline)
+def auth() -> None:
+    """What the token store holds for the OAuth servers of the config."""
+
+
+@auth.command("status")
+@click.argument("servers", nargs=-1)
+@click.pass_obj
+def auth_status(options: Options, servers: tuple[str, ...]) -> None:
+    """Each OAuth server: signed in or not, the scopes granted, when the access token expires."""
+    import time
+
+    from mcpvend.signin import oauth_servers, status
+
+    try:
+        config = _load(options)
+        names = servers or tuple(oauth_servers(config))
+        found = [status(config, name) for name in names]
+    except MCPVendError as exc:
+        _fail(exc)
+    if not found:
+        click.echo("no server of the config signs in with OAuth", err=True)
+    for one in found:
+        if not one.signed_in:
+            click.echo(f"{one.server}: not signed in (mcpvend login {one.server})")
+            continue
+        left = (
+            "" if one.expires_at is None else f", access token expires in {max(0, int(one.expires_at - time.time()))}s"
+        )
+        click.echo(f"{one.server}: signed in{f' (scopes: {one.scopes})' if one.scopes else ''}{left}")
+
+
+def _say(text: str) -> None:
+    click.echo(text, err=True)
+
+
+@main.command()
 @click.argument("servers", nargs=-1)
 @click.option(
     "--check", is_flag=True, help="Compare live servers with their lockfiles; write nothing; exit 1 on drift."

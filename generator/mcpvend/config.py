@@ -26,6 +26,7 @@ from mcpvend.runtime.client.targets import (
     Capability,
     HttpTarget,
     MissingVariable,
+    OAuth,
     Protocol,
     StdioTarget,
     Target,
@@ -42,13 +43,24 @@ DEFAULT_TIMEOUT = 30.0
 # _NAME and _IGNORE_ENTRY are used with `fullmatch`: `$` would let a final newline through.
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 _STDIO_KEYS = {"command", "args", "env", "cwd"}
-_HTTP_KEYS = {"url", "headers"}
+_HTTP_KEYS = {"url", "headers", "transport", "token", "auth", "scopes", "client_id", "client_secret", "client_name"}
+_OAUTH_KEYS = ("scopes", "client_id", "client_secret", "client_name")
 _COMMON_KEYS = {"include", "exclude", "timeout", "capabilities", "protocol", "rename"}
 _TOP_KEYS = {"servers", "lockfiles", "output", "lint", "routing"}
 # A reviewed lint finding: RULE@SERVER/TOOL, globs allowed in SERVER and TOOL (an empty TOOL: the server's own text).
 _IGNORE_ENTRY = re.compile(r"[a-z0-9-]+@[^/@\s]+/[^@\s]*")
 # Keys other clients put in .mcp.json-style files that mean nothing to us.
-_FOREIGN_KEYS = {"type", "disabled", "autoApprove", "alwaysAllow", "description", "transportType", "envFile"}
+_FOREIGN_KEYS = {"type", "oauth", "disabled", "autoApprove", "alwaysAllow", "description", "transportType", "envFile"}
+
+
+@dataclass(frozen=True)
+class AuthConfig:
+    """`auth = "oauth"`: the server signs clients in as MCP's authorization spec says (`mcpvend login`)."""
+
+    scopes: tuple[str, ...] = ()
+    client_id: str | None = None
+    client_secret: str | None = None  # a `${VAR}`: never written anywhere
+    client_name: str | None = None
 
 
 @dataclass(frozen=True)
@@ -56,13 +68,15 @@ class ServerConfig:
     """One server as configured; strings may hold `${VAR}` references."""
 
     name: str
-    transport: Literal["stdio", "http"]
+    transport: Literal["stdio", "http", "sse"]
     command: str = ""
     args: tuple[str, ...] = ()
     env: Mapping[str, str] = field(default_factory=dict)
     cwd: str | None = None
     url: str = ""
     headers: Mapping[str, str] = field(default_factory=dict)
+    token: str | None = None  # a `${VAR}` sent as a bearer token
+    auth: AuthConfig | None = None
     include: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
     timeout: float = DEFAULT_TIMEOUT
@@ -91,11 +105,21 @@ class ServerConfig:
                     named.setdefault(scheme_and_credentials[1], key)
             return value
 
-        if self.transport == "http":
+        if self.transport != "stdio":
             headers = {k: expand(f"headers.{k}", v, secret=True) for k, v in self.headers.items()}
+            if self.token is not None:
+                headers["Authorization"] = f"Bearer {expand('token', self.token, secret=True)}"
             url = expand("url", self.url)
+            oauth = None
+            if (auth := self.auth) is not None:
+                secret = (
+                    None if auth.client_secret is None else expand("client_secret", auth.client_secret, secret=True)
+                )
+                client_id = None if auth.client_id is None else expand("client_id", auth.client_id)
+                oauth = OAuth(self.name, auth.scopes, client_id, secret, auth.client_name or "mcpvend")
             secrets = _worth_hiding(named)
-            return HttpTarget(url=url, headers=headers, secrets=frozenset(secrets)), secrets
+            http = HttpTarget(url, headers, frozenset(secrets), sse=self.transport == "sse", oauth=oauth)
+            return http, secrets
         env = {k: expand(f"env.{k}", v, secret=True) for k, v in self.env.items()}
         cwd = base_dir / expand("cwd", self.cwd) if self.cwd else base_dir
         command = executable(expand("command", self.command))
@@ -111,8 +135,15 @@ class ServerConfig:
         Recording the values lets the generated package start the server with the environment `lock` gave it;
         `envValues` is left out when empty, so a lockfile without env values reads as it always did.
         """
-        if self.transport == "http":
-            return {"transport": "http", "url": self.url, "headers": sorted(self.headers)} | self._start_record()
+        if self.transport != "stdio":
+            http: dict[str, Any] = {"transport": self.transport, "url": self.url, "headers": sorted(self.headers)}
+            if self.token is not None:
+                http["token"] = self.token  # a `${VAR}`, as written
+            if self.auth is not None:  # what the server is asked for, never a client secret or a token
+                http["auth"] = {"type": "oauth", "scopes": list(self.auth.scopes)}
+                if self.auth.client_id is not None:
+                    http["auth"]["clientId"] = self.auth.client_id
+            return http | self._start_record()
         record: dict[str, Any] = {
             "transport": "stdio",
             "command": self.command,
@@ -324,9 +355,7 @@ def _server(path: Path, name: str, raw: object, *, foreign: bool) -> ServerConfi
     if not isinstance(raw, dict):
         raise ConfigError(f"{where}: settings must be a table")
     kind = raw.get("type")
-    if kind in ("sse",):
-        raise ConfigError(f"{where}: key 'type': the SSE transport is not supported; use streamable HTTP")
-    is_http = "url" in raw or kind in ("http", "streamable-http", "streamableHttp")
+    is_http = "url" in raw or kind in ("http", "streamable-http", "streamableHttp", "sse")
     allowed = _COMMON_KEYS | (_HTTP_KEYS if is_http else _STDIO_KEYS) | (_FOREIGN_KEYS if foreign else set())
     for key in raw:
         if key not in allowed:
@@ -348,9 +377,16 @@ def _server(path: Path, name: str, raw: object, *, foreign: bool) -> ServerConfi
         if not re.match(r"^(https?://|\$\{)", url):
             raise ConfigError(f"{where}: key 'url' must start with http:// or https://")
         headers = _mapping(where, "headers", raw.get("headers", {}))
-        return ServerConfig(name=name, transport="http", url=url, headers=headers, **common)
+        transport: Literal["http", "sse"] = (
+            "sse" if kind == "sse" else _choice(where, "transport", raw.get("transport", "http"), ("http", "sse"))
+        )
+        token = None if "token" not in raw else _string(path, name, "token", raw["token"])
+        if token is not None and not VARIABLE.search(token):
+            raise ConfigError(f"{where}: key 'token' must name an environment variable, e.g. token = \"${{X_TOKEN}}\"")
+        auth = _auth(path, name, where, raw)
+        return ServerConfig(name=name, transport=transport, url=url, headers=headers, token=token, auth=auth, **common)
     if "command" not in raw:
-        raise ConfigError(f"{where}: needs 'command' (stdio) or 'url' (streamable HTTP)")
+        raise ConfigError(f"{where}: needs 'command' (stdio) or 'url' (HTTP)")
     cwd = raw.get("cwd")
     return ServerConfig(
         name=name,
@@ -360,6 +396,40 @@ def _server(path: Path, name: str, raw: object, *, foreign: bool) -> ServerConfi
         env=_mapping(where, "env", raw.get("env", {})),
         cwd=None if cwd is None else _string(path, name, "cwd", cwd),
         **common,
+    )
+
+
+def _auth(path: Path, name: str, where: str, raw: Mapping[str, Any]) -> AuthConfig | None:
+    """`auth = "oauth"` and its settings (an `.mcp.json` entry may hold them in an `oauth` table)."""
+    kind = raw.get("auth")
+    settings = {key: raw[key] for key in _OAUTH_KEYS if key in raw}
+    if isinstance(table := raw.get("oauth"), dict):  # .mcp.json: {"oauth": {"clientId": ..., "scopes": [...]}}
+        kind = "oauth"
+        camel = {
+            "scopes": "scopes",
+            "clientId": "client_id",
+            "clientSecret": "client_secret",
+            "clientName": "client_name",
+        }
+        settings |= {camel[key]: value for key, value in table.items() if key in camel}
+    if kind is None:
+        if settings:
+            raise ConfigError(f"{where}: key '{next(iter(settings))}' needs auth = \"oauth\"")
+        return None
+    if kind != "oauth":
+        raise ConfigError(f"{where}: key 'auth' must be \"oauth\" (a bearer token from the environment: token)")
+    secret = settings.get("client_secret")
+    if secret is not None and not VARIABLE.search(_string(path, name, "client_secret", secret)):
+        raise ConfigError(
+            f"{where}: key 'client_secret' must name an environment variable, e.g. \"${{CLIENT_SECRET}}\""
+        )
+    return AuthConfig(
+        scopes=tuple(_strings(where, "scopes", settings.get("scopes", []))),
+        client_id=None if "client_id" not in settings else _string(path, name, "client_id", settings["client_id"]),
+        client_secret=secret,
+        client_name=None
+        if "client_name" not in settings
+        else _string(path, name, "client_name", settings["client_name"]),
     )
 
 

@@ -92,14 +92,22 @@ def render(servers: list[ServerConfig], origin: str) -> tuple[str, dict[str, str
     lines = [f"# Written by `mcpvend init` from {origin}. Secrets were not copied: see the ${{VAR}} references.", ""]
     for server in servers:
         lines.append(f"[servers.{_toml(server.name)}]")
-        if server.transport == "http":
+        if server.transport != "stdio":
             lines.append(f"url = {_toml(scrub.url(server.name, server.url))}")
+            if server.transport == "sse":
+                lines.append('transport = "sse"')
             headers = {
                 k: scrub.value(v, _variable(server.name, k), f"server '{server.name}' header {k}")
                 for k, v in server.headers.items()
             }
             if headers:
                 lines.append(f"headers = {_toml(headers)}")
+            if server.auth is not None:  # signed in with `mcpvend login`, never a copied secret
+                lines.append('auth = "oauth"')
+                if server.auth.scopes:
+                    lines.append(f"scopes = {_toml(list(server.auth.scopes))}")
+                if server.auth.client_id is not None:
+                    lines.append(f"client_id = {_toml(server.auth.client_id)}")
         else:
             lines.append(f"command = {_toml(server.command)}")
             if server.args:

@@ -126,7 +126,7 @@ def _values(config: Config, chosen: list[ServerConfig]) -> tuple[dict[str, dict[
     set fails the calls to its own server, not the whole `serve`.
     """
     env = {server.name: dict(server.env) for server in chosen if server.transport == "stdio"}
-    headers = {server.name: dict(server.headers) for server in chosen if server.transport == "http"}
+    headers = {server.name: dict(server.headers) for server in chosen if server.transport != "stdio"}
     return env, headers
 
 

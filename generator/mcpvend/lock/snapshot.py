@@ -21,7 +21,7 @@ from mcpvend.lock.digests import NumberOutOfRange, tool_digests
 from mcpvend.runtime.client import failures
 from mcpvend.runtime.client.connection import ProtocolViolation, WireTap, list_tools_raw, open_client
 from mcpvend.runtime.client.failures import validation_reason
-from mcpvend.runtime.client.targets import Target, redact
+from mcpvend.runtime.client.targets import NeedsSignIn, Target, redact
 from mcpvend.schema_walk import escape, leaving_references
 
 _STDERR_TAIL_LINES = 12
@@ -59,7 +59,7 @@ async def take_snapshot(server: ServerConfig, base_dir: Path, environ: Mapping[s
                 snapshot = await _capture(server, target, errlog if server.transport == "stdio" else None)
         except Exception as exc:  # noqa: BLE001 - every failure of a third-party server becomes one message
             leaf = failures.leaf(exc)
-            if isinstance(leaf, MCPVendError):
+            if isinstance(leaf, MCPVendError | NeedsSignIn):
                 message = str(leaf)
             elif isinstance(leaf, TimeoutError):
                 message = f"server '{server.name}': no complete answer within {server.timeout:g}s (timeout)"
