@@ -141,16 +141,22 @@ def wait_for_port(proc: subprocess.Popen[Any], port: int, what: str) -> None:
 def everything_http() -> Iterator[str]:
     """server-everything in streamable-HTTP mode on a free loopback port; stopped by PID."""
     entry = node_server("server-everything")
+    argv = ["node", "--require", str(LOOPBACK), str(entry), "streamableHttp"]
+    with listening(argv, "server-everything (HTTP)", port_env="PORT") as port:
+        yield f"http://127.0.0.1:{port}/mcp"
+
+
+@contextmanager
+def listening(argv: list[str], what: str, *, port_env: str | None = None) -> Iterator[int]:
+    """A server on a free loopback port (`{port}` in `argv`, or the `port_env` variable), stopped when done."""
     port = free_port()
+    env = {**os.environ, port_env: str(port)} if port_env else None
     proc = subprocess.Popen(
-        ["node", "--require", str(LOOPBACK), str(entry), "streamableHttp"],
-        env={**os.environ, "PORT": str(port)},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        [a.replace("{port}", str(port)) for a in argv], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
     )
     try:
-        wait_for_port(proc, port, "server-everything (HTTP)")
-        yield f"http://127.0.0.1:{port}/mcp"
+        wait_for_port(proc, port, what)
+        yield port
     finally:
         proc.terminate()
         try:

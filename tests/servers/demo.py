@@ -3,7 +3,8 @@
 It has a tool with an outputSchema, nested objects, arrays of objects, enums, optional
 parameters with defaults, a property named like a Python keyword (`from`), and a tool
 whose name holds `-` and `.`. Its answers are deterministic, so tests can compare them.
-Run it over stdio: `python tests/servers/demo.py`.
+Run it over stdio: `python tests/servers/demo.py`; over the legacy HTTP+SSE transport (2024-11-05):
+`python tests/servers/demo.py --sse PORT`, at http://127.0.0.1:PORT/sse.
 """
 
 from __future__ import annotations
@@ -106,4 +107,9 @@ def cancel_booking(reference: str, reason: str | None = None, notify: bool = Tru
 
 
 if __name__ == "__main__":
-    server.run("stdio")
+    import sys
+
+    if sys.argv[1:2] == ["--sse"]:
+        server.run("sse", host="127.0.0.1", port=int(sys.argv[2]))
+    else:
+        server.run("stdio")

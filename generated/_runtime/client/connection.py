@@ -1,5 +1,5 @@
 # Vendored from mcpvend 0.1.0 by `mcpvend generate`: do not edit.
-"""Open an MCP client over stdio or streamable HTTP.
+"""Open an MCP client over stdio, streamable HTTP or the legacy HTTP+SSE transport.
 
 Lives in the runtime because generated packages connect the same way `mcpvend lock` does;
 it must import nothing but `mcp` (and what `mcp` brings).
@@ -22,6 +22,7 @@ import anyio
 import httpx2
 import mcp_types as types
 from mcp import Client, ClientSession, StdioServerParameters, stdio_client
+from mcp.client.sse import sse_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
@@ -34,6 +35,7 @@ from .targets import Capability, Protocol, StdioTarget, Target, guard_logs, reda
 
 CLIENT_INFO = types.Implementation(name="mcpvend", version="0")
 MAX_PAGES = 1000
+HTTP_TIMEOUT = httpx2.Timeout(30.0, read=300.0)  # the SDK's own default, for both HTTP transports
 
 
 class ProtocolViolation(Exception):
@@ -314,7 +316,7 @@ class RedactedStderr:
 
 @asynccontextmanager
 async def _transport(
-    target: Target, errlog: TextIO | None, tap: WireTap | None, link: Link | None
+    target: Target, errlog: TextIO | None, tap: WireTap | None, link: Link | None, auth: httpx2.Auth | None = None
 ) -> AsyncIterator[TransportStreams]:
     if isinstance(target, StdioTarget):
         params = StdioServerParameters(
@@ -334,13 +336,36 @@ async def _transport(
             if stderr is not None:
                 stderr.close()
     else:
-        timeout = httpx2.Timeout(30.0, read=300.0)
         statuses = HttpStatuses()
-        hooks = {"response": [statuses.record]}
-        async with (
-            httpx2.AsyncClient(headers=dict(target.headers), timeout=timeout, event_hooks=hooks) as http,
-            streamable_http_client(target.url, http_client=http) as streams,
-        ):
+        if auth is None and target.oauth is not None:
+            from .oauth import provider  # the SDK's OAuth client, imported by servers that sign in
+
+            auth = provider(target.url, target.oauth)
+
+        def http_client(
+            headers: dict[str, str] | None = None,
+            timeout: httpx2.Timeout | None = None,
+            auth: httpx2.Auth | None = None,
+        ) -> httpx2.AsyncClient:
+            return httpx2.AsyncClient(
+                headers=headers, timeout=timeout or HTTP_TIMEOUT, auth=auth, event_hooks={"response": [statuses.record]}
+            )
+
+        async with contextlib.AsyncExitStack() as stack:
+            if target.sse:
+                streams = await stack.enter_async_context(
+                    sse_client(
+                        target.url,
+                        headers=dict(target.headers),
+                        timeout=HTTP_TIMEOUT.connect or 30.0,
+                        sse_read_timeout=HTTP_TIMEOUT.read or 300.0,
+                        httpx_client_factory=http_client,
+                        auth=auth,
+                    )
+                )
+            else:
+                http = await stack.enter_async_context(http_client(dict(target.headers), auth=auth))
+                streams = await stack.enter_async_context(streamable_http_client(target.url, http_client=http))
             streams = statuses.wrap(streams)
             yield tap.wrap(streams) if tap else streams
 
@@ -356,6 +381,7 @@ async def open_client(
     tap: WireTap | None = None,
     on_tools_changed: Callable[[], None] | None = None,
     link: Link | None = None,
+    auth: httpx2.Auth | None = None,
 ) -> AsyncIterator[Client]:
     """A connected, initialized client; the server is stopped when the block ends.
 
@@ -364,7 +390,8 @@ async def open_client(
     the runtime samples, elicits or exposes roots. The target's secrets are kept out of the
     SDK's and httpx's log records and out of a stdio server's stderr copied to `errlog`.
     `on_tools_changed` is told of each `notifications/tools/list_changed` the server sends; `link`
-    tells whether a -32000 error was the server's answer.
+    tells whether a -32000 error was the server's answer; `auth` replaces the sign-in an OAuth target
+    gets from the token store (`mcpvend login` passes one that asks a person).
     What the block raises comes out as raised: the SDK's task groups would wrap it in exception
     groups, and `except ToolError` around `async with connect()` would never match.
     """
@@ -375,7 +402,7 @@ async def open_client(
             on_tools_changed()
 
     client = Client(
-        _transport(target, errlog, tap, link),
+        _transport(target, errlog, tap, link, auth),
         mode=protocol,
         cache=None,
         read_timeout_seconds=read_timeout,

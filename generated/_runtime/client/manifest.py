@@ -20,6 +20,7 @@ from .targets import (
     Capability,
     HttpTarget,
     MissingVariable,
+    OAuth,
     StdioTarget,
     Target,
     executable,
@@ -98,12 +99,17 @@ class Manifest:
 
         given_env = {name: expand(value) for name, value in (env or {}).items()}
         given_headers = {name: expand(value) for name, value in (headers or {}).items()}
-        if self.transport == "http":
+        if self.transport != "stdio":
             missing = [h for h in self.source["headers"] if h not in given_headers]
             if missing:
                 raise ConnectError(f"server '{self.server}': pass headers={{{missing[0]!r}: ...}} to connect")
+            if "token" in self.source and "Authorization" not in given_headers:  # `token = "${X_TOKEN}"`
+                given_headers["Authorization"] = f"Bearer {expand(self.source['token'], secret=True)}"
+            auth = self.source.get("auth")
+            oauth = None if auth is None else OAuth(self.server, tuple(auth["scopes"]), auth.get("clientId"))
             url = expand(self.source["url"], secret=True)
-            return HttpTarget(url=url, headers=given_headers, secrets=meaningful(secrets))
+            secret = meaningful(secrets)
+            return HttpTarget(url, given_headers, secret, sse=self.transport == "sse", oauth=oauth)
         recorded: Mapping[str, str] = self.source.get("envValues", {})
         values: dict[str, str] = {}
         for name in self.source["env"]:

@@ -77,7 +77,7 @@ class Connection:
     _generation: int = field(default=0, repr=False)
 
     def __post_init__(self) -> None:
-        ttl = self.pin_ttl if self.manifest.transport == "http" else None
+        ttl = self.pin_ttl if self.manifest.transport != "stdio" else None
         self.pins = Pins(self.manifest.server, self.manifest.reviewed, self.pinning, ttl=ttl)
 
     @property

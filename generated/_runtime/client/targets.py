@@ -74,13 +74,38 @@ class StdioTarget:
         return f"StdioTarget({redact(shown, self.secret_values())}, env names={sorted(self.env)})"
 
 
+class NeedsSignIn(Exception):
+    """A server asks for a sign-in that only a person can give (`mcpvend login SERVER`)."""
+
+    def __init__(self, server: str, why: str = "needs sign-in") -> None:
+        super().__init__(f"server '{server}' {why}: run mcpvend login {server}")
+        self.server = server
+
+
+@dataclass(frozen=True)
+class OAuth:
+    """A server's OAuth settings as configured (`client_secret` expanded: it counts among the target's secrets)."""
+
+    server: str
+    scopes: tuple[str, ...] = ()
+    client_id: str | None = None
+    client_secret: str | None = field(default=None, repr=False)
+    client_name: str = "mcpvend"
+
+
 @dataclass(frozen=True)
 class HttpTarget:
-    """A streamable-HTTP endpoint, with every value already interpolated (see `StdioTarget.secrets`)."""
+    """An HTTP endpoint, with every value already interpolated (see `StdioTarget.secrets`).
+
+    `sse`: the 2024-11-05 HTTP+SSE transport rather than streamable HTTP. `oauth`: the server signs
+    clients in as MCP's authorization spec says; the tokens come from the user's token store.
+    """
 
     url: str
     headers: Mapping[str, str] = field(default_factory=dict)
     secrets: frozenset[str] = field(default=frozenset(), compare=False)
+    sse: bool = False
+    oauth: OAuth | None = None
 
     def secret_values(self) -> frozenset[str]:
         """Header values, and the credentials of a `Scheme credentials` one (a server may quote just those)."""

@@ -199,7 +199,7 @@ async def open_tools(
     manifest = load_manifest(package)
     target = manifest.target(env=env, headers=headers, cwd=cwd)
     secrets = target.secret_values()
-    pins = Pins(manifest.server, manifest.reviewed, pinning, ttl=pin_ttl if manifest.transport == "http" else None)
+    pins = Pins(manifest.server, manifest.reviewed, pinning, ttl=pin_ttl if manifest.transport != "stdio" else None)
     limit = manifest.start_timeout if start_timeout is None else start_timeout
     started = False
     with anyio.CancelScope(deadline=anyio.current_time() + limit) as starting:
