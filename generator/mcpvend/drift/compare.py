@@ -192,7 +192,26 @@ def _server(old: Mapping[str, Any], new: Mapping[str, Any]) -> Iterator[Finding]
     for key in ("protocolVersion", "source", "clientCapabilities"):
         if not _same(old.get(key), new.get(key)):
             yield _finding("server-changed", "", f"/{key}", f"{key} changed", old=old.get(key), new=new.get(key))
+    yield from _authority(old.get("source") or {}, new.get("source") or {})
     yield from _rejected(old.get("rejected") or [], new.get("rejected") or [])
+
+
+def _authority(old: Mapping[str, Any], new: Mapping[str, Any]) -> Iterator[Finding]:
+    """A server now signed in to, or asked for more OAuth scopes: more authority for every call (high)."""
+    before, after = old.get("auth"), new.get("auth")
+    if not isinstance(after, dict):
+        return
+    if not isinstance(before, dict):
+        message = f"the server is now signed in to with OAuth (scopes: {', '.join(after.get('scopes', [])) or 'none'})"
+        yield _finding("server-changed", "", "/source/auth", message, new=after, severity="high")
+        return
+    added = sorted(set(after.get("scopes", [])) - set(before.get("scopes", [])))
+    if added:
+        message = f"more OAuth scopes are asked for: {', '.join(added)}"
+        old_scopes, new_scopes = before.get("scopes"), after.get("scopes")
+        yield _finding(
+            "server-changed", "", "/source/auth/scopes", message, old=old_scopes, new=new_scopes, severity="high"
+        )
 
 
 def _rejected(old: list[Any], new: list[Any]) -> Iterator[Finding]:
