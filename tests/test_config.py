@@ -153,10 +153,49 @@ def test_a_server_name_ending_in_a_line_break_is_one_error_line_not_generated_co
     assert tree(tmp_path) == before
 
 
-def test_sse_servers_are_refused_with_the_reason(tmp_path: Path) -> None:
-    path = tmp_path / ".mcp.json"
-    path.write_text(json.dumps({"mcpServers": {"old": {"type": "sse", "url": "https://h/sse"}}}))
-    with pytest.raises(ConfigError, match="server 'old': key 'type': the SSE transport is not supported"):
+def test_oauth_sse_and_token_settings_from_toml_and_mcp_json(tmp_path: Path) -> None:
+    toml = tmp_path / "mcpvend.toml"
+    toml.write_text(
+        '[servers.a]\nurl = "https://h/mcp"\nauth = "oauth"\nscopes = ["read"]\nclient_id = "cid"\n'
+        'client_secret = "${SECRET}"\n[servers.b]\nurl = "https://h/sse"\ntransport = "sse"\ntoken = "${B_TOKEN}"\n'
+    )
+    config = load_config(toml)
+    target, named = config.servers["a"].target(tmp_path, {"SECRET": "s3cret-value"})
+    assert isinstance(target, HttpTarget) and target.oauth is not None and target.oauth.scopes == ("read",)
+    assert "s3cret-value" in target.secret_values() and named["s3cret-value"] == "${SECRET}"
+    assert "s3cret-value" not in repr(target)
+    assert config.servers["a"].source_record()["auth"] == {"type": "oauth", "scopes": ["read"], "clientId": "cid"}
+    b, _ = config.servers["b"].target(tmp_path, {"B_TOKEN": "tok-123456"})
+    assert isinstance(b, HttpTarget) and b.sse and b.headers == {"Authorization": "Bearer tok-123456"}
+    assert config.servers["b"].source_record() == {
+        "transport": "sse",
+        "url": "https://h/sse",
+        "headers": [],
+        "token": "${B_TOKEN}",
+    }
+    mcp_json = tmp_path / ".mcp.json"
+    entry = {"type": "http", "url": "https://h/mcp", "oauth": {"clientId": "cid", "scopes": ["x"]}}
+    mcp_json.write_text(json.dumps({"mcpServers": {"old": {"type": "sse", "url": "https://h/sse"}, "o": entry}}))
+    read = load_config(mcp_json)
+    assert read.servers["old"].transport == "sse"
+    assert read.servers["o"].auth is not None and read.servers["o"].auth.client_id == "cid"
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('url = "https://h"\ntoken = "raw-token"', r"key 'token' must name an environment variable"),
+        ('url = "https://h"\nauth = "oauth"\nclient_secret = "raw"', r"key 'client_secret' must name an environment"),
+        ('url = "https://h"\nscopes = ["a"]', r"key 'scopes' needs auth = \"oauth\""),
+        ('url = "https://h"\nauth = "basic"', r"key 'auth' must be \"oauth\""),
+        ('url = "https://h"\ntransport = "websocket"', r"key 'transport' must be one of"),
+        ('command = "x"\nauth = "oauth"', r"key 'auth' does not apply to a stdio server"),
+    ],
+)
+def test_bad_remote_settings_are_one_message(tmp_path: Path, text: str, message: str) -> None:
+    path = tmp_path / "mcpvend.toml"
+    path.write_text(f"[servers.a]\n{text}\n")
+    with pytest.raises(ConfigError, match=message):
         load_config(path)
 
 

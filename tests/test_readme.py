@@ -241,8 +241,11 @@ def test_readme_config_loads(tmp_path: Path) -> None:
     (block,) = [b for b in fenced("toml") if "[servers." in b]
     (tmp_path / "mcpvend.toml").write_text(block)
     config = load_config(tmp_path / "mcpvend.toml")
-    assert set(config.servers) == {"time", "github", "remote"}
+    assert set(config.servers) == {"time", "github", "remote", "tracker", "legacy"}
     assert config.servers["github"].timeout == 60
+    tracker, legacy = config.servers["tracker"], config.servers["legacy"]
+    assert tracker.auth is not None and tracker.auth.scopes == ("issues:read",)
+    assert (legacy.transport, legacy.token) == ("sse", "${LEGACY_TOKEN}")
 
 
 def test_readme_formatter_exclusions_are_what_init_writes(tmp_path: Path) -> None:

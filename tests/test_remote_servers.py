@@ -217,3 +217,19 @@ def test_logout_forgets_and_more_scopes_is_a_high_finding(home: Home, hosted: st
     out = home.run("logout", "hosted")
     assert out.code == 0 and "signed out of 'hosted'" in out.err
     assert home.run("auth", "status").out.strip() == "hosted: not signed in (mcpvend login hosted)"
+
+
+def test_the_package_says_which_server_needs_sign_in_and_others_still_answer(home: Home) -> None:
+    assert home.login("hosted")[0] == 0
+    assert home.run("lock").code == 0 and home.run("generate").code == 0
+    assert home.run("logout", "hosted").code == 0
+    script = (
+        "import asyncio, generated\n"
+        "async def main():\n"
+        "    async with generated.toolset(['hosted', 'demo'], mode='direct') as ts:\n"
+        "        print((await ts.call('hosted__convert_temperature', {'value': 1})).text)\n"
+        "        print((await ts.call('demo__convert_temperature', {'value': 1, 'to': 'kelvin'})).text)\n"
+        "asyncio.run(main())\n"
+    )
+    called = subprocess.run([PY, "-c", script], cwd=home.root, env=home.env, capture_output=True, text=True)
+    assert called.stdout.splitlines() == ["server 'hosted' needs sign-in: run mcpvend login hosted", "274.15 kelvin"]

@@ -12,7 +12,7 @@ from mcp import MCPError
 from mcp_types import CONNECTION_CLOSED, INTERNAL_ERROR
 from pydantic import ValidationError
 
-from .targets import redact
+from .targets import NeedsSignIn, redact
 
 
 def leaves(exc: BaseException) -> list[BaseException]:
@@ -67,7 +67,9 @@ def reason(exc: BaseException, *, open_link: bool = False) -> str:
 
 def not_started(server: str, exc: BaseException, secrets: frozenset[str]) -> str:
     """Why a server could not be started or reached, with the target's secrets taken out."""
-    return f"server '{server}' could not be started: {redact(reason(leaf(exc)), secrets)}"
+    if isinstance(cause := leaf(exc), NeedsSignIn):  # what to run is the whole message
+        return str(cause)
+    return f"server '{server}' could not be started: {redact(reason(cause), secrets)}"
 
 
 def redacted_error(exc: MCPError, secrets: frozenset[str]) -> MCPError | None:
