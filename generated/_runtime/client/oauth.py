@@ -20,7 +20,12 @@ from pathlib import Path
 from typing import Any
 
 from mcp.client.auth import OAuthClientProvider
-from mcp.shared.auth import AuthorizationCodeResult, OAuthClientInformationFull, OAuthClientMetadata, OAuthToken
+from mcp.shared.auth import (
+    AuthorizationCodeResult,
+    OAuthClientInformationFull,
+    OAuthClientMetadata,
+    OAuthToken,
+)
 
 from .targets import NeedsSignIn, OAuth, guard_logs, meaningful
 

@@ -337,7 +337,8 @@ async def _transport(
     else:
         statuses = HttpStatuses()
         if auth is None and target.oauth is not None:
-            from .oauth import provider  # the SDK's OAuth client, imported by servers that sign in
+            # The SDK's OAuth client, imported by the servers that sign in only.
+            from .oauth import provider
 
             auth = provider(target.url, target.oauth)
 
