@@ -104,6 +104,9 @@ class _Pipeline(click.Group):
     def list_commands(self, ctx: click.Context) -> list[str]:
         return list(self.commands)
 
+    def get_short_help_str(self, limit: int = 45) -> str:
+        return super().get_short_help_str(limit=sys.maxsize)  # as for a command: wrapped, never cut
+
 
 @click.group(cls=_Pipeline, params=_global_options(), context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, "--version", prog_name="mcpvend")
@@ -147,7 +150,10 @@ def init(source: Path | None, force: bool) -> None:
 @click.option("--no-browser", is_flag=True, help="Print the sign-in URL only; do not open a browser.")
 @click.pass_obj
 def login(options: Options, server: str, no_browser: bool) -> None:
-    """Sign in to an OAuth server; lock, diff --live, show and the package then use its tokens."""
+    """Sign in to an OAuth server, for lock and the package to use.
+
+    The tokens are kept in your config directory (mode 0600), never in the repository.
+    """
     import asyncio
 
     from mcpvend.signin import login as run_login
@@ -164,7 +170,7 @@ def login(options: Options, server: str, no_browser: bool) -> None:
 @click.argument("server")
 @click.pass_obj
 def logout(options: Options, server: str) -> None:
-    """Forget the tokens and client registration kept for an OAuth server."""
+    """Forget the tokens and registration kept for an OAuth server."""
     from mcpvend.signin import logout as run_logout
 
     try:
@@ -176,7 +182,7 @@ def logout(options: Options, server: str) -> None:
 
 @main.group(cls=_Pipeline)
 def auth() -> None:
-    """What the token store holds for the OAuth servers of the config."""
+    """Who is signed in to the config's OAuth servers (auth status)."""
 
 
 @auth.command("status")
