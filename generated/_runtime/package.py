@@ -100,6 +100,7 @@ class PackageToolsets:
                 start_timeout=connection.start_timeout,
                 pin_ttl=connection.pin_ttl,
                 errlog=connection.errlog,
+                handlers=connection.handlers,
             )
         catalog = Catalog(
             entries,

@@ -9,7 +9,15 @@ from contextlib import AbstractAsyncContextManager
 from typing import Any, Literal
 from typing import overload as _overload
 
-from .._runtime.wrappers.tools import Pinning, ToolsBase, open_tools
+from .._runtime.wrappers.tools import (
+    ElicitationFnT,
+    InputHandlers,
+    ListRootsFnT,
+    Pinning,
+    SamplingFnT,
+    ToolsBase,
+    open_tools,
+)
 from .models import (
     CreateDirectoryInput,
     CreateDirectoryOutput,
@@ -308,6 +316,9 @@ def connect(
     start_timeout: float | None = None,
     pinning: Pinning = "strict",
     pin_ttl: float = 3600.0,
+    elicitation: ElicitationFnT | None = None,
+    sampling: SamplingFnT | None = None,
+    roots: ListRootsFnT | None = None,
 ) -> AbstractAsyncContextManager[Tools]:
     """Start (or reach) the locked server, yield its `Tools`, and close it when the block ends.
 
@@ -317,7 +328,8 @@ def connect(
     expanded). `start_timeout` bounds starting the server (default: the lockfile's), `timeout`
     each call. `pinning` compares the live tools with the reviewed ones first, and again when
     the server announces a change (over HTTP, also every `pin_ttl` seconds): "strict" refuses
-    drifted tools, "warn" logs them.
+    drifted tools, "warn" logs them. `elicitation`, `sampling` and `roots` answer the server's
+    requests for input (the SDK's callback signatures; None: declined, refused, no roots).
     """
     return open_tools(
         Tools,
@@ -329,4 +341,5 @@ def connect(
         start_timeout=start_timeout,
         pinning=pinning,
         pin_ttl=pin_ttl,
+        handlers=InputHandlers(elicitation, sampling, roots),
     )

@@ -15,6 +15,7 @@ import sys
 import threading
 from collections.abc import AsyncIterator, Callable, Coroutine, Mapping, Sequence
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -22,10 +23,17 @@ import anyio
 import httpx2
 import mcp_types as types
 from mcp import Client, ClientSession, StdioServerParameters, stdio_client
+from mcp.client._input_required import run_input_required_driver
+from mcp.client.session import (
+    ClientRequestContext,
+    ElicitationFnT,
+    ListRootsFnT,
+    SamplingFnT,
+)
 from mcp.client.sse import sse_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.message import SessionMessage
-from pydantic import ValidationError
+from pydantic import TypeAdapter, ValidationError
 
 if TYPE_CHECKING:  # the SDK's stream protocols, for annotations only: the module is private to it
     from mcp.client._transport import ReadStream, TransportStreams, WriteStream
@@ -36,6 +44,10 @@ from .targets import Capability, Protocol, StdioTarget, Target, guard_logs, reda
 CLIENT_INFO = types.Implementation(name="mcpvend", version="0")
 MAX_PAGES = 1000
 HTTP_TIMEOUT = httpx2.Timeout(30.0, read=300.0)  # the SDK's own default, for both HTTP transports
+MAX_INPUT_ROUNDS = 10  # input_required rounds of one tool call (the SDK's default)
+_CALL_RESULT: TypeAdapter[types.CallToolResult | types.InputRequiredResult] = TypeAdapter(
+    types.CallToolResult | types.InputRequiredResult
+)
 
 
 class ProtocolViolation(Exception):
@@ -268,6 +280,20 @@ class _TapWrite:
         return None
 
 
+@dataclass(frozen=True)
+class InputHandlers:
+    """Who answers a server's requests for input, with the SDK's own callback signatures and result types.
+
+    Each serves both eras: a 2025-11-25 server's request sent mid-call, and a 2026-07-28 server's
+    `input_required` tool result. None keeps mcpvend's answer (elicitation declined, sampling refused,
+    no roots); a capability is advertised only when the lockfile records it.
+    """
+
+    elicitation: ElicitationFnT | None = None
+    sampling: SamplingFnT | None = None
+    roots: ListRootsFnT | None = None
+
+
 async def _refuse_sampling(context: Any, params: types.CreateMessageRequestParams) -> types.ErrorData:
     return types.ErrorData(code=types.INVALID_REQUEST, message="this client does not sample")
 
@@ -383,6 +409,7 @@ async def open_client(
     on_tools_changed: Callable[[], None] | None = None,
     link: Link | None = None,
     auth: httpx2.Auth | None = None,
+    handlers: InputHandlers | None = None,
 ) -> AsyncIterator[Client]:
     """A connected, initialized client; the server is stopped when the block ends.
 
@@ -402,6 +429,7 @@ async def open_client(
         if on_tools_changed is not None and isinstance(message, types.ToolListChangedNotification):
             on_tools_changed()
 
+    handlers = handlers or InputHandlers()
     client = Client(
         _transport(target, errlog, tap, link, auth),
         mode=protocol,
@@ -409,9 +437,10 @@ async def open_client(
         read_timeout_seconds=read_timeout,
         client_info=CLIENT_INFO,
         message_handler=notified,
-        sampling_callback=_refuse_sampling if "sampling" in capabilities else None,
-        elicitation_callback=_decline_elicitation if "elicitation" in capabilities else None,
-        list_roots_callback=_no_roots if "roots" in capabilities else None,
+        sampling_callback=(handlers.sampling or _refuse_sampling) if "sampling" in capabilities else None,
+        elicitation_callback=(handlers.elicitation or _decline_elicitation) if "elicitation" in capabilities else None,
+        list_roots_callback=(handlers.roots or _no_roots) if "roots" in capabilities else None,
+        input_required_max_rounds=MAX_INPUT_ROUNDS,
     )
     raised: Exception | None = None
     try:
@@ -454,16 +483,36 @@ async def beside(function: Callable[[], Coroutine[Any, Any, None]]) -> AsyncIter
 async def call_tool(
     peer: Client | ClientSession, name: str, arguments: Mapping[str, Any], timeout: float | None
 ) -> types.CallToolResult:
-    """`tools/call`, sent through the session's public request API.
+    """`tools/call`, sent through the session's public request API, its input rounds driven by the SDK.
 
     The SDK's own `call_tool` first lists the server's tools again to check the result against
     the live output schema: an unreviewed schema, and one malformed tool in that listing would
     fail every call after the tool has run. Results are checked against the reviewed schemas
-    instead (the typed output models, the ToolSet's validator).
+    instead (the typed output models, the ToolSet's validator). A 2026-07-28 tool that needs input
+    answers `input_required`: its requests go to the client's handlers (`InputHandlers`) and the
+    call is sent again with the answers, at most `MAX_INPUT_ROUNDS` times, by the SDK's driver.
     """
     session = peer.session if isinstance(peer, Client) else peer
-    request = types.CallToolRequest(params=types.CallToolRequestParams(name=name, arguments=dict(arguments)))
-    return await session.send_request(request, types.CallToolResult, request_read_timeout_seconds=timeout)
+
+    async def send(
+        responses: types.InputResponses | None, state: str | None
+    ) -> types.CallToolResult | types.InputRequiredResult:
+        params = types.CallToolRequestParams(
+            name=name, arguments=dict(arguments), input_responses=responses, request_state=state
+        )
+        request = types.CallToolRequest(params=params)
+        return await session.send_request(request, _CALL_RESULT, request_read_timeout_seconds=timeout)
+
+    async def dispatch(key: str, request: types.InputRequest) -> types.InputResponse | types.ErrorData:
+        meta = request.params.meta if request.params else None
+        return await session.dispatch_input_request(
+            ClientRequestContext(session=session, request_id=key, meta=meta), request
+        )
+
+    first = await send(None, None)
+    if not isinstance(first, types.InputRequiredResult):
+        return first
+    return await run_input_required_driver(first, dispatch=dispatch, retry=send, max_rounds=MAX_INPUT_ROUNDS)
 
 
 async def list_tools_raw(client: Client, tap: WireTap) -> tuple[list[Any], dict[str, Any]]:

@@ -21,6 +21,7 @@ from .targets import (
     HttpTarget,
     MissingVariable,
     OAuth,
+    Protocol,
     StdioTarget,
     Target,
     executable,
@@ -29,6 +30,7 @@ from .targets import (
 )
 
 MANIFEST = "manifest.json"
+MODERN = "2026-07-28"
 DEFAULT_START_TIMEOUT = 30.0  # as `mcpvend lock` waits for a server, unless the config says otherwise
 
 
@@ -43,6 +45,14 @@ class Manifest:
     source: Mapping[str, Any]
     capabilities: tuple[Capability, ...]
     tools: tuple[Mapping[str, Any], ...]  # {"tool": as reviewed, "method", "input", "output": generated names}
+    protocol_version: str | None = None  # the era the server was locked in
+
+    @property
+    def protocol(self) -> Protocol:
+        """The era to speak: the one the tools were reviewed in (a manifest without one: negotiated)."""
+        if self.protocol_version is None:
+            return "auto"
+        return "2026-07-28" if self.protocol_version == MODERN else "legacy"
 
     @property
     def reviewed(self) -> tuple[Mapping[str, Any], ...]:
@@ -143,4 +153,5 @@ def load_manifest(package: str) -> Manifest:
         source=data["source"],
         capabilities=tuple(data["clientCapabilities"]),
         tools=tuple(data["tools"]),
+        protocol_version=data.get("protocolVersion"),
     )

@@ -114,7 +114,8 @@ def import_lines(plans: list[ToolPlan], models: Models) -> list[list[str]]:
 def runtime_imports(plans: list[ToolPlan]) -> list[str]:
     """What the wrapper module imports from the vendored runtime."""
     return sorted(
-        {"Pinning", "ToolsBase", "open_tools"} | ({"ToolResult"} if any(not p.output_class for p in plans) else set()),
+        {"ElicitationFnT", "InputHandlers", "ListRootsFnT", "Pinning", "SamplingFnT", "ToolsBase", "open_tools"}
+        | ({"ToolResult"} if any(not p.output_class for p in plans) else set()),
         key=isort_key,
     )
 

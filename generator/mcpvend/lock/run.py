@@ -103,6 +103,17 @@ async def _lock_all(
     return [outcomes[s.name] for s in servers]
 
 
+def _deprecated(server: ServerConfig, version: str) -> list[str]:
+    """MCP 2026-07-28 deprecates the sampling and roots capabilities: a note where one is still advertised."""
+    old = [c for c in server.capabilities if c in ("sampling", "roots")]
+    if version != "2026-07-28" or not old:
+        return []
+    return [
+        f"server '{server.name}': protocol 2026-07-28 deprecates the client capabilities {', '.join(old)};"
+        " keep them only while the server still asks for them"
+    ]
+
+
 async def _lock_one(
     config: Config, server: ServerConfig, check: bool, environ: Mapping[str, str], explain: Explain
 ) -> Outcome:
@@ -123,7 +134,7 @@ async def _lock_one(
         path,
         tools=len(snapshot.tools),
         rejected=tuple(snapshot.rejected),
-        notes=tuple(server.unwritten_notes()),
+        notes=(*server.unwritten_notes(), *_deprecated(server, snapshot.protocol_version)),
     )
     if check:  # what the server serves, whatever the format of the file that records it
         if old is not None and lockfile.same_content(old, document):

@@ -173,6 +173,8 @@ def _judge_all(
             continue
         counts[name] = counts.get(name, 0) + 1
         reason = judge_tool(tool, envelope, version)
+        if reason is None and server.transport != "stdio":
+            reason = _header_problem(tool.get("inputSchema"))
         if reason is not None:
             rejected.append(Rejected(name=name, reason=reason))
         else:
@@ -183,6 +185,14 @@ def _judge_all(
             rejected.append(Rejected(name=name, reason=f"the name is served {count} times"))
     unique = {(r.name, r.reason): r for r in rejected}
     return [kept[n] for n in sorted(kept)], sorted(unique.values(), key=lambda r: (r.name, r.reason))
+
+
+def _header_problem(schema: Any) -> str | None:
+    """Over HTTP a client must drop a tool whose `x-mcp-header` annotation is invalid (MCP 2026-07-28)."""
+    from mcp.shared.inbound import find_invalid_x_mcp_header
+
+    why = find_invalid_x_mcp_header(schema)
+    return None if why is None else f"its x-mcp-header annotation is invalid ({why}): clients must drop it over HTTP"
 
 
 def _judge_result(result: dict[str, Any], version: str) -> str | None:

@@ -10,6 +10,11 @@ import json
 import httpx2
 from mcp import MCPError
 from mcp_types import CONNECTION_CLOSED, INTERNAL_ERROR
+from mcp_types.jsonrpc import (
+    HEADER_MISMATCH,
+    MISSING_REQUIRED_CLIENT_CAPABILITY,
+    UNSUPPORTED_PROTOCOL_VERSION,
+)
 from pydantic import ValidationError
 
 from .targets import NeedsSignIn, redact
@@ -44,6 +49,8 @@ def reason(exc: BaseException, *, open_link: bool = False) -> str:
     if isinstance(exc, PermissionError):
         return f"cannot start the command: permission denied: {exc.filename or ''}".rstrip(": ")
     if isinstance(exc, MCPError):
+        if (actionable := _actionable(exc)) is not None:
+            return actionable
         if open_link and exc.code == CONNECTION_CLOSED:
             return f"the server answered with error {exc.code}: {exc.message}"
         if exc.message.lower().startswith("connection closed"):
@@ -63,6 +70,37 @@ def reason(exc: BaseException, *, open_link: bool = False) -> str:
     if isinstance(exc, ValidationError):
         return f"the server sent an invalid result: {validation_reason(exc)}"
     return f"{type(exc).__name__}: {exc}"
+
+
+def _actionable(exc: MCPError) -> str | None:
+    """What to change, for the errors MCP 2026-07-28 defines for a request the server cannot take as sent."""
+    data = exc.data if isinstance(exc.data, dict) else {}
+    if exc.code == MISSING_REQUIRED_CLIENT_CAPABILITY:
+        wanted = data.get("requiredCapabilities")
+        names = sorted(wanted) if isinstance(wanted, dict) else []
+        if names:
+            listed = ", ".join(f'"{n}"' for n in names)
+            return (
+                f"the server requires the client capabilities {', '.join(names)} (error {exc.code}):"
+                f" add capabilities = [{listed}] to its config, then lock again"
+            )
+        return (
+            f"the server requires a client capability or extension mcpvend did not declare (error {exc.code}):"
+            f" {exc.message}"
+        )
+    if exc.code == UNSUPPORTED_PROTOCOL_VERSION:
+        supported = data.get("supported")
+        theirs = ", ".join(map(str, supported)) if isinstance(supported, list) else "not said"
+        return (
+            f"the server does not speak protocol {data.get('requested', 'asked for')}"
+            f" (error {exc.code}; it speaks: {theirs}):"
+            ' set protocol = "legacy" or "2026-07-28" in its config to match, then lock again'
+        )
+    if exc.code == HEADER_MISMATCH:
+        return (
+            f"the server refused the request's Mcp-* headers (error {exc.code}): {exc.message}; lock the server again"
+        )
+    return None
 
 
 def not_started(server: str, exc: BaseException, secrets: frozenset[str]) -> str:

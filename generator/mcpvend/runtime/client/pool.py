@@ -25,7 +25,7 @@ import mcp_types as types
 from mcp import Client, MCPError
 
 from . import failures
-from .connection import Link, WireTap, call_tool
+from .connection import InputHandlers, Link, WireTap, call_tool
 from .manifest import ConnectError, Manifest
 from .pinning import DEFAULT_PIN_TTL, DriftError, Pinning, Pins
 from .session import pinned_client
@@ -67,6 +67,7 @@ class Connection:
     start_timeout: float | None = None  # None: the lockfile's
     pin_ttl: float = DEFAULT_PIN_TTL
     errlog: TextIO | None = None
+    handlers: InputHandlers | None = None  # who answers the server's requests for input
     restarts: int = 0  # how often a lost server was started again
     target: Target | None = field(default=None, init=False, repr=False)
     expected: frozenset[str] | None = field(default=None, init=False, repr=False)  # secrets before a start
@@ -197,7 +198,13 @@ class Connection:
             with starting:
                 link = Link()
                 opened = pinned_client(
-                    target, self.manifest, self.pins, pinning=self.pinning, errlog=self.errlog, link=link
+                    target,
+                    self.manifest,
+                    self.pins,
+                    pinning=self.pinning,
+                    errlog=self.errlog,
+                    link=link,
+                    handlers=self.handlers,
                 )
                 async with opened as (client, tap):
                     ready.set_result((client, tap, link))

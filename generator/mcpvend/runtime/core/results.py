@@ -195,7 +195,8 @@ def normalize(
             text = "\n".join([_compact(structured), *lines])
         return ModelResult(truncate(text or NO_DETAILS, max_chars), is_error=True, media=tuple(media))
     if output_schema is not None:
-        problem = _check(structured, output_schema)
+        sent = "structured_content" in getattr(result, "model_fields_set", ()) or structured is not None
+        problem = _check(structured, output_schema, sent=sent)
         if problem is not None:
             return ModelResult(truncate(problem, max_chars), is_error=True, media=tuple(media))
     if structured is not None and not has_text:
@@ -242,9 +243,9 @@ def _link(link: types.ResourceLink) -> str:
     return " ".join(parts) + "]"
 
 
-def _check(structured: Any, schema: Mapping[str, Any]) -> str | None:
-    """Why `structured` fails the schema (short), or None when it conforms."""
-    if structured is None:
+def _check(structured: Any, schema: Mapping[str, Any], *, sent: bool) -> str | None:
+    """Why `structured` fails the schema (short), or None when it conforms (`null` may, where the schema allows it)."""
+    if not sent:
         return f"{MISMATCH}: the server sent no structuredContent"
     try:
         problem = validation.problem(schema, structured)

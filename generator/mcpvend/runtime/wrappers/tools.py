@@ -11,10 +11,11 @@ from typing import Any, TypeVar
 import anyio
 import mcp_types as types
 from mcp import Client, ClientSession, MCPError
+from mcp.client.session import ElicitationFnT, ListRootsFnT, SamplingFnT
 from pydantic import BaseModel, RootModel
 
 from ..client import failures
-from ..client.connection import WireTap, call_tool
+from ..client.connection import InputHandlers, WireTap, call_tool
 from ..client.manifest import ConnectError, load_manifest
 from ..client.pinning import DEFAULT_PIN_TTL, DriftError, Pinning, Pins
 from ..client.session import pinned_client
@@ -23,7 +24,20 @@ ContentBlock = types.TextContent | types.ImageContent | types.AudioContent | typ
 OutputT = TypeVar("OutputT", bound=BaseModel)
 ModelT = TypeVar("ModelT", bound=BaseModel)
 ToolsT = TypeVar("ToolsT", bound="ToolsBase")
-__all__ = ["DriftError", "Pinning", "ToolError", "ToolResult", "ToolsBase", "from_wire", "open_tools"]
+# The SDK's callback types and `InputHandlers` are here for the generated `connect()` to import.
+__all__ = [
+    "DriftError",
+    "ElicitationFnT",
+    "InputHandlers",
+    "ListRootsFnT",
+    "Pinning",
+    "SamplingFnT",
+    "ToolError",
+    "ToolResult",
+    "ToolsBase",
+    "from_wire",
+    "open_tools",
+]
 
 
 def _text(content: list[ContentBlock]) -> str:
@@ -87,7 +101,7 @@ class ToolsBase:
         kwargs: Mapping[str, Any],
     ) -> OutputT:
         result = await self._call(name, input_model, arguments, kwargs)
-        if result.structured_content is None:
+        if result.structured_content is None and "structured_content" not in result.model_fields_set:
             raise ToolError(name, result.content, "the server sent no structuredContent for a tool with outputSchema")
         return from_wire(output_model, result.structured_content)
 
@@ -185,6 +199,7 @@ async def open_tools(
     start_timeout: float | None = None,
     pinning: Pinning = "strict",
     pin_ttl: float = DEFAULT_PIN_TTL,
+    handlers: InputHandlers | None = None,
 ) -> AsyncIterator[ToolsT]:
     """Start (or reach) the locked server of a generated package, and close it afterwards.
 
@@ -203,7 +218,7 @@ async def open_tools(
     started = False
     with anyio.CancelScope(deadline=anyio.current_time() + limit) as starting:
         try:
-            async with pinned_client(target, manifest, pins, pinning=pinning) as (client, tap):
+            async with pinned_client(target, manifest, pins, pinning=pinning, handlers=handlers) as (client, tap):
                 starting.deadline = math.inf  # started: from here on, each call has its own bound
                 started = True
                 yield cls(client, timeout=timeout, pins=pins, tap=tap, secrets=secrets)

@@ -1,0 +1,53 @@
+"""A server whose tool asks the user for input while it runs: elicitation through a resolver.
+
+On 2026-07-28 the SDK answers `tools/call` with `input_required` and finishes the call when the
+client sends it again with the answers; on 2025-11-25 it sends the elicitation mid-call. Run it
+over stdio (`python asks_name.py`) or streamable HTTP (`python asks_name.py --http PORT`).
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated
+
+from mcp.server.elicitation import AcceptedElicitation, ElicitationResult
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.resolve import Elicit, Resolve
+from pydantic import BaseModel, Field
+
+server = MCPServer(name="asks-name", version="1.0.0")
+
+
+class Person(BaseModel):
+    name: str = Field(description="Your name.")
+
+
+def ask() -> Elicit[Person]:
+    return Elicit("What is your name?", Person)
+
+
+@server.tool()
+def greet(person: Annotated[ElicitationResult[Person], Resolve(ask)], greeting: str = "Hello") -> str:
+    """Greet the user by the name they give when asked."""
+    if isinstance(person, AcceptedElicitation):
+        return f"{greeting}, {person.data.name}!"
+    return f"{greeting}, stranger (the user answered {person.action})."
+
+
+@server.tool()
+def era(ctx: Context) -> str:
+    """The protocol version this call was made in."""
+    return ctx.protocol_version or "unknown"
+
+
+@server.tool()
+def forecast(region: Annotated[str, Field(json_schema_extra={"x-mcp-header": "Region"})]) -> str:
+    """The weather of a region; over HTTP the region also travels in the Mcp-Param-Region header."""
+    return f"sunny in {region}"
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] == ["--http"]:
+        server.run("streamable-http", host="127.0.0.1", port=int(sys.argv[2]))
+    else:
+        server.run("stdio")
