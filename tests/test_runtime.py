@@ -81,7 +81,8 @@ class Recorder:
     async def send_request(
         self, request: types.CallToolRequest, result_type: type[Any], request_read_timeout_seconds: float | None = None
     ) -> types.CallToolResult:
-        assert result_type is types.CallToolResult
+        wire = self.result.model_dump(mode="json", by_alias=True, exclude_none=True)
+        assert isinstance(result_type.validate_python(wire), types.CallToolResult)  # what the call accepts
         self.calls.append((request.params.name, request.params.arguments, request_read_timeout_seconds))
         return self.result
 
