@@ -5,6 +5,7 @@ was reviewed in is the one the package speaks."""
 from __future__ import annotations
 
 import importlib
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
@@ -12,6 +13,7 @@ from typing import Any
 
 import mcp_types as types
 import pytest
+from mcp import Client, StdioServerParameters
 
 from conftest import PY, SERVERS, locked_package, mcpvend, write_config
 
@@ -69,3 +71,32 @@ def test_lock_notes_that_2026_deprecates_sampling_and_roots(tmp_path: Path) -> N
     legacy.mkdir()
     write_config(legacy, {"asks": {**ASKS, "capabilities": ["sampling"], "protocol": "legacy"}})
     assert "deprecates" not in mcpvend("lock", cwd=legacy).err  # 2025-11-25 still has them
+
+
+@pytest.mark.parametrize("era", ["2026-07-28", "legacy"])
+async def test_serve_puts_the_question_to_its_own_client_or_declines(asks: ModuleType, era: str) -> None:
+    root = Path(asks.__file__).parents[1]
+    command = ["-m", "mcpvend", "--output", "asks_pkg", "serve"]
+    served = StdioServerParameters(command=PY, args=command, cwd=str(root), env=dict(os.environ))
+    async with Client(served, mode=era) as client:  # no elicitation handler: nothing is asked
+        declined = await client.call_tool("modern__greet", {})
+        assert (declined.is_error, text(declined)) == (False, "Hello, stranger (the user answered decline).")
+    async with Client(served, mode=era, elicitation_callback=answer) as client:
+        for server in ("modern", "legacy"):
+            answered = await client.call_tool(f"{server}__greet", {"greeting": "Hi"})
+            expected = "Hi, Ada!" if server == "modern" else "Hi, stranger (the user answered decline)."
+            assert (answered.is_error, text(answered)) == (False, expected)  # a legacy upstream asks off-call
+
+
+def text(result: Any) -> str:
+    return "\n".join(block.text for block in result.content if block.type == "text")
+
+
+async def test_a_capability_the_lockfile_lacks_is_one_line_saying_what_to_add(tmp_path: Path) -> None:
+    write_config(tmp_path, {"bare": {"command": PY, "args": [str(SERVERS / "asks_name.py")]}})
+    with locked_package(tmp_path, "bare_pkg") as package:
+        async with package.toolset(["bare"], mode="direct") as ts:
+            refused = await ts.call("bare__greet", {})
+    assert refused.is_error
+    assert "requires the client capabilities elicitation (error -32021)" in refused.text
+    assert 'add capabilities = ["elicitation"] to its config, then lock again' in refused.text

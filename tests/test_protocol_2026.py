@@ -86,3 +86,38 @@ async def test_header_routed_calls_work_with_pinning_off(tmp_path: Path) -> None
             for pinning in ("strict", "off"):
                 async with wrappers.connect(pinning=pinning) as tools:
                     assert (await tools.forecast(region="north")).result == "sunny in north"
+
+
+def test_a_task_only_tool_is_flagged_at_lock_lint_and_show(tmp_path: Path) -> None:
+    tools = [{"name": "report", "inputSchema": {"type": "object"}, "execution": {"taskSupport": "required"}}]
+    listing = tmp_path / "tools.json"
+    listing.write_text(json.dumps(tools))
+    with listening([PY, str(SERVERS / "http_faults.py"), "--port", "{port}", "--tools", str(listing)], "tasks") as port:
+        write_config(tmp_path, {"h": {"url": f"http://127.0.0.1:{port}/mcp"}})
+        locked = mcpvend("lock", cwd=tmp_path)
+    assert locked.code == 0, locked.err
+    assert "server 'h': tool 'report' runs only as a task (taskSupport: required)" in locked.err
+    linted = mcpvend("lint", cwd=tmp_path)
+    assert "task-required" in linted.out
+    shown = mcpvend("show", "--format", "json", cwd=tmp_path)
+    assert "task only: not callable" in shown.out
+
+
+def test_a_private_listing_records_the_credentials_it_was_taken_with(tmp_path: Path) -> None:
+    demo = {"command": PY, "args": [str(SERVERS / "demo.py")], "env": {"DEMO_TOKEN": "${DEMO_TOKEN:-t0k3n-value}"}}
+    write_config(tmp_path, {"demo": demo})
+    assert mcpvend("lock", cwd=tmp_path).code == 0
+    source = json.loads((tmp_path / "lockfiles" / "demo.lock.json").read_text())["source"]
+    # The SDK's servers list tools with cacheScope "private" unless told otherwise.
+    assert source["listedWith"] == {"cacheScope": "private", "credentials": ["env.DEMO_TOKEN"]}
+    write_config(tmp_path, {"demo": {**demo, "exclude": ["cancel_booking"]}})
+    check = mcpvend("lock", "--check", cwd=tmp_path)
+    assert check.code == 1
+    assert "lists its tools per credential (cacheScope: private); this listing was taken with: env.DEMO_TOKEN" in (
+        check.out + check.err
+    )
+    bare = tmp_path / "bare"
+    bare.mkdir()
+    write_config(bare, {"demo": {"command": PY, "args": [str(SERVERS / "demo.py")]}})
+    assert mcpvend("lock", cwd=bare).code == 0  # no credential: nothing to say whose listing it is
+    assert "listedWith" not in json.loads((bare / "lockfiles" / "demo.lock.json").read_text())["source"]

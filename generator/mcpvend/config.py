@@ -157,6 +157,13 @@ class ServerConfig:
             record["cwd"] = self.cwd
         return record | self._start_record()
 
+    def credential_names(self) -> list[str]:
+        """The config's names of what identifies the client to the server (never a value)."""
+        names = [f"headers.{k}" for k in sorted(self.headers)]
+        names += [f"env.{k}" for k, v in sorted(self.env.items()) if looks_like_credential(k, v) or VARIABLE.search(v)]
+        names += ["token"] * (self.token is not None) + ["oauth"] * (self.auth is not None)
+        return names
+
     def unwritten_env(self) -> tuple[str, ...]:
         """The env keys whose values a lockfile must not keep: literal credentials (a `${VAR}` holds none)."""
         return tuple(k for k, v in self.env.items() if not writable_env(k, v))

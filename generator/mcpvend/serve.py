@@ -28,6 +28,7 @@ from mcpvend import __version__
 from mcpvend.codegen.generate import generate
 from mcpvend.config import Config, ServerConfig
 from mcpvend.errors import MCPVendError
+from mcpvend.relay import Relay, relay_elicitation
 from mcpvend.runtime.client.targets import REDACTING_FILTER
 
 if TYPE_CHECKING:
@@ -105,7 +106,9 @@ def load_toolset(config: Config, options: ServeOptions) -> ToolSet:
             list(options.servers) or None,
             mode=options.mode,
             budget=package.Budget(context_window=options.context_window),
-            connection=package.ConnectionOptions(env=env, headers=headers, cwd=str(config.base_dir), errlog=sys.stderr),
+            connection=package.ConnectionOptions(
+                env=env, headers=headers, cwd=str(config.base_dir), errlog=sys.stderr, elicitation=relay_elicitation
+            ),
             search=package.SearchOptions(ranker=options.ranker),
             # [routing] bundles are categories; no route is decided here (no MCP request says its step)
             routing=None
@@ -195,6 +198,7 @@ def build_server(toolset: ToolSet) -> Server[Any]:
             return super().create_initialization_options(changes, *args, **kwargs)
 
     conversations = _Conversations(toolset)
+    relay = Relay()
 
     async def list_tools(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
@@ -202,10 +206,14 @@ def build_server(toolset: ToolSet) -> Server[Any]:
         specs = conversations.of(ctx).tool_specs("mcp")
         return types.ListToolsResult(tools=[types.Tool.model_validate(spec) for spec in specs])
 
-    async def call_tool(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> types.CallToolResult:
+    async def call_tool(
+        ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult | types.InputRequiredResult:
         conversation = conversations.of(ctx)
         listed = conversation.materialized
-        result = await conversation.call(params.name, params.arguments)
+        result, question = await relay.call(ctx, params, lambda: conversation.call(params.name, params.arguments))
+        if question is not None:  # the upstream asks this client something first
+            return question
         if conversation.materialized != listed:
             await ctx.session.send_tool_list_changed()
         return to_call_result(conversation, result)

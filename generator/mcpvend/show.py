@@ -14,6 +14,7 @@ from typing import Any
 
 from mcpvend.config import Config
 from mcpvend.lock.lockfile import Lockfile
+from mcpvend.lock.snapshot import task_only
 from mcpvend.runtime.core.budget import Budget
 from mcpvend.runtime.core.catalog import Catalog, Entry
 from mcpvend.runtime.core.specs import compact_spec, full_spec, tokens
@@ -35,6 +36,8 @@ def hints_in_words(tool: Mapping[str, Any]) -> str:
         value = hints.get(key)
         if value is True or (value is None and default):
             words.append(word if value is True else f"({word})")
+    if task_only(tool):
+        words.append("task only: not callable")
     return ", ".join(words) or "-"
 
 

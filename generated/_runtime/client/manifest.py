@@ -49,10 +49,10 @@ class Manifest:
 
     @property
     def protocol(self) -> Protocol:
-        """The era to speak: the one the tools were reviewed in (a manifest without one: negotiated)."""
-        if self.protocol_version is None:
-            return "auto"
-        return "2026-07-28" if self.protocol_version == MODERN else "legacy"
+        """The era to speak: the legacy handshake for tools reviewed before 2026-07-28; else negotiated, which
+        finds 2026-07-28 where the server still speaks it (`pinned_client` refuses one that does not)."""
+        legacy = self.protocol_version is not None and self.protocol_version != MODERN
+        return "legacy" if legacy else "auto"
 
     @property
     def reviewed(self) -> tuple[Mapping[str, Any], ...]:

@@ -49,6 +49,11 @@ RULES: dict[str, tuple[Severity, str]] = {
         "high",
         "a schema $ref that leaves the tool (a file, a URL): validators and code generators would read it",
     ),
+    "invalid-mcp-header": (
+        "medium",
+        "an x-mcp-header annotation clients must drop the tool for over HTTP (MCP 2026-07-28)",
+    ),
+    "task-required": ("medium", "a tool that runs only as a task (taskSupport: required), which mcpvend cannot call"),
 }
 
 
@@ -113,7 +118,26 @@ def lint_tool(
             foreign_tools=foreign_tools,
         )
     )  # fmt: skip
-    return _sorted([*texts, *external_refs(tool)])
+    return _sorted([*texts, *external_refs(tool), *protocol_findings(tool)])
+
+
+def protocol_findings(tool: Mapping[str, Any]) -> Iterator[LintFinding]:
+    """What breaks a tool at run time whatever its text: an invalid x-mcp-header (locked over stdio, it
+    fails the day the server moves to HTTP) and a tool that runs only as a task."""
+    from mcp.shared.inbound import find_invalid_x_mcp_header
+
+    name = tool.get("name")
+    name = name if isinstance(name, str) else ""
+    if (why := find_invalid_x_mcp_header(tool.get("inputSchema"))) is not None:
+        message = f"{why}: over HTTP a client must drop this tool"
+        yield LintFinding(
+            "invalid-mcp-header", RULES["invalid-mcp-header"][0], name, "/inputSchema", 0, 0, _excerpt(why), message
+        )
+    execution = tool.get("execution")
+    if isinstance(execution, Mapping) and execution.get("taskSupport") == "required":
+        message = "the tool runs only as a task (the tasks extension), which mcpvend does not run: every call fails"
+        rule = "task-required"
+        yield LintFinding(rule, RULES[rule][0], name, "/execution/taskSupport", 0, 0, "required", message)
 
 
 def external_refs(tool: Mapping[str, Any]) -> Iterator[LintFinding]:

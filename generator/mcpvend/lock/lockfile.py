@@ -51,6 +51,9 @@ def build(snapshot: Snapshot) -> dict[str, Any]:
     if snapshot.instructions is not None:
         server["instructions"] = snapshot.instructions
     source = snapshot.server.source_record()
+    credentials = snapshot.server.credential_names()
+    if snapshot.private and credentials:  # another credential may be served other tools: say whose listing it is
+        source["listedWith"] = {"cacheScope": "private", "credentials": credentials}
     return {
         "lockfileVersion": version_for(source),
         "name": snapshot.server.name,

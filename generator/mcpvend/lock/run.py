@@ -14,7 +14,7 @@ from mcpvend.config import Config, ServerConfig
 from mcpvend.errors import MCPVendError
 from mcpvend.lock import lockfile
 from mcpvend.lock.digests import NumberOutOfRange, canonical
-from mcpvend.lock.snapshot import Rejected, take_snapshot
+from mcpvend.lock.snapshot import Rejected, Snapshot, take_snapshot, task_only
 from mcpvend.runtime.client import files
 from mcpvend.runtime.client.files import sweep_temporaries, write_atomic
 
@@ -114,6 +114,21 @@ def _deprecated(server: ServerConfig, version: str) -> list[str]:
     ]
 
 
+def _per_credential(listed: Mapping[str, Any]) -> str:
+    names = ", ".join(listed.get("credentials") or []) or "no credential"
+    return f"the server lists its tools per credential (cacheScope: private); this listing was taken with: {names}"
+
+
+def _task_only(snapshot: Snapshot) -> list[str]:
+    """Tools that run only as tasks: locked (they are what the server serves), but no call of them can succeed."""
+    return [
+        f"server '{snapshot.server.name}': tool '{tool['name']}' runs only as a task (taskSupport: required),"
+        " which mcpvend does not run: every call will fail; exclude it or ask for a tool that runs directly"
+        for tool in snapshot.tools
+        if task_only(tool)
+    ]
+
+
 async def _lock_one(
     config: Config, server: ServerConfig, check: bool, environ: Mapping[str, str], explain: Explain
 ) -> Outcome:
@@ -134,12 +149,14 @@ async def _lock_one(
         path,
         tools=len(snapshot.tools),
         rejected=tuple(snapshot.rejected),
-        notes=(*server.unwritten_notes(), *_deprecated(server, snapshot.protocol_version)),
+        notes=(*server.unwritten_notes(), *_deprecated(server, snapshot.protocol_version), *_task_only(snapshot)),
     )
     if check:  # what the server serves, whatever the format of the file that records it
         if old is not None and lockfile.same_content(old, document):
             return replace(base, status="up to date")
-        return replace(base, status="drifted", changes=tuple(explain(old, document)))
+        private = document["source"].get("listedWith")
+        scope = () if private is None else (_per_credential(private),)
+        return replace(base, status="drifted", changes=(*scope, *explain(old, document)))
     # Equal canonical forms are the same lockfile: a server that sends its keys in another order
     # this time changes nothing on disk.
     same = old is not None and canonical(old) == canonical(document)

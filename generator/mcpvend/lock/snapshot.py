@@ -47,6 +47,7 @@ class Snapshot:
     instructions: str | None
     tools: list[dict[str, Any]]
     rejected: list[Rejected]
+    private: bool = False  # the listing was served with cacheScope "private": it may differ per credential
 
 
 async def take_snapshot(server: ServerConfig, base_dir: Path, environ: Mapping[str, str]) -> Snapshot:
@@ -116,6 +117,7 @@ async def _capture(server: ServerConfig, target: Target, errlog: TextIO | None) 
         instructions=instructions if isinstance(instructions, str) else None,
         tools=tools,
         rejected=rejected,
+        private=envelope.get("cacheScope") == "private",
     )
 
 
@@ -185,6 +187,12 @@ def _judge_all(
             rejected.append(Rejected(name=name, reason=f"the name is served {count} times"))
     unique = {(r.name, r.reason): r for r in rejected}
     return [kept[n] for n in sorted(kept)], sorted(unique.values(), key=lambda r: (r.name, r.reason))
+
+
+def task_only(tool: Mapping[str, Any]) -> bool:
+    """A tool that runs only as a task (the tasks extension), which mcpvend does not run."""
+    execution = tool.get("execution")
+    return isinstance(execution, Mapping) and execution.get("taskSupport") == "required"
 
 
 def _header_problem(schema: Any) -> str | None:

@@ -21,8 +21,14 @@ from typing import TYPE_CHECKING, Any, TextIO
 import anyio
 import httpx2
 import mcp_types as types
-from mcp import Client, ClientSession, StdioServerParameters, stdio_client
-from mcp.client._input_required import run_input_required_driver
+from mcp import (
+    Client,
+    ClientSession,
+    InputRequiredRoundsExceededError,
+    MCPError,
+    StdioServerParameters,
+    stdio_client,
+)
 from mcp.client.session import (
     ClientRequestContext,
     ElicitationFnT,
@@ -488,8 +494,9 @@ async def call_tool(
     the live output schema: an unreviewed schema, and one malformed tool in that listing would
     fail every call after the tool has run. Results are checked against the reviewed schemas
     instead (the typed output models, the ToolSet's validator). A 2026-07-28 tool that needs input
-    answers `input_required`: its requests go to the client's handlers (`InputHandlers`) and the
-    call is sent again with the answers, at most `MAX_INPUT_ROUNDS` times, by the SDK's driver.
+    answers `input_required`: its requests go through the session's own dispatch to the client's
+    handlers (`InputHandlers`) and the call is sent again with the answers and the server's state, at
+    most `MAX_INPUT_ROUNDS` times (the SDK's driver does the same, from a module private to it).
     """
     session = peer.session if isinstance(peer, Client) else peer
 
@@ -508,10 +515,22 @@ async def call_tool(
             ClientRequestContext(session=session, request_id=key, meta=meta), request
         )
 
-    first = await send(None, None)
-    if not isinstance(first, types.InputRequiredResult):
-        return first
-    return await run_input_required_driver(first, dispatch=dispatch, retry=send, max_rounds=MAX_INPUT_ROUNDS)
+    result = await send(None, None)
+    for _ in range(MAX_INPUT_ROUNDS):
+        if not isinstance(result, types.InputRequiredResult):
+            return result
+        requests = result.input_requests or {}
+        if not requests:  # the server is still working on it: ask again shortly, with its state
+            await anyio.sleep(0.05)
+        answers = {key: await dispatch(key, request) for key, request in requests.items()}
+        refused = [answer for answer in answers.values() if isinstance(answer, types.ErrorData)]
+        if refused:
+            raise MCPError(refused[0].code, refused[0].message, refused[0].data)
+        responses = {key: answer for key, answer in answers.items() if not isinstance(answer, types.ErrorData)}
+        result = await send(responses or None, result.request_state)
+    if isinstance(result, types.InputRequiredResult):
+        raise InputRequiredRoundsExceededError(MAX_INPUT_ROUNDS)
+    return result
 
 
 async def list_tools_raw(client: Client, tap: WireTap) -> tuple[list[Any], dict[str, Any]]:

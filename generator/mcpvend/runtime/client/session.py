@@ -13,10 +13,11 @@ from typing import TextIO
 
 import mcp_types as types
 from mcp import Client
+from mcp.shared.inbound import x_mcp_header_map
 
-from .connection import InputHandlers, Link, WireTap, beside, open_client
-from .manifest import Manifest
-from .pinning import Pinning, Pins, watch_tool_changes
+from .connection import MAX_PAGES, InputHandlers, Link, WireTap, beside, open_client
+from .manifest import MODERN, Manifest
+from .pinning import DriftError, Pinning, Pins, watch_tool_changes
 from .targets import Target
 
 
@@ -33,7 +34,8 @@ async def pinned_client(
 ) -> AsyncIterator[tuple[Client, WireTap | None]]:
     """The client and the tap its tool lists are read through (None when `pinning` is "off"), once the
     live tools were compared with the reviewed ones; `pins` hears of every change the server announces.
-    It speaks the protocol era the server was reviewed in (`Manifest.protocol`)."""
+    It speaks the protocol era the server was reviewed in (`Manifest.protocol`): a server reviewed on
+    2026-07-28 that no longer speaks it is refused rather than used on another protocol."""
     tap = WireTap() if pinning != "off" else None
     opened = open_client(
         target,
@@ -46,14 +48,28 @@ async def pinned_client(
         handlers=handlers,
     )
     async with opened as client:
+        if manifest.protocol_version == MODERN and client.protocol_version != MODERN:
+            raise DriftError(
+                f"server '{manifest.server}' was reviewed on protocol {MODERN} and now speaks"
+                f" {client.protocol_version}: lock it again to review it on that protocol"
+            )
         await pins.compare(client, tap)  # on every start: after a restart too
-        _header_routes(client, manifest)
+        if tap is None and _routes_by_header(manifest):
+            await _list_for_header_routes(client)
         async with beside(functools.partial(watch_tool_changes, client, pins.announce)):
             yield client, tap
 
 
-def _header_routes(client: Client, manifest: Manifest) -> None:
-    """The `Mcp-Param-*` headers a 2026-07-28 call mirrors, from the reviewed schemas: the SDK derives them
-    from a tools/list only, which `pinning="off"` never sends. It has no public way to be told them."""
-    reviewed = types.ListToolsResult(tools=[types.Tool.model_validate(tool) for tool in manifest.reviewed])
-    client.session._absorb_tool_listing(reviewed, complete=False)  # private, see above
+def _routes_by_header(manifest: Manifest) -> bool:
+    """Whether a reviewed tool mirrors an argument into an `Mcp-Param-*` header (MCP 2026-07-28)."""
+    return any(x_mcp_header_map(tool.get("inputSchema")) for tool in manifest.reviewed)
+
+
+async def _list_for_header_routes(client: Client) -> None:
+    """The SDK mirrors an argument into its header only for tools it has listed; unpinned, nothing else lists."""
+    cursor: str | None = None
+    for _ in range(MAX_PAGES):
+        params = types.PaginatedRequestParams(cursor=cursor) if cursor is not None else None
+        cursor = (await client.session.list_tools(params=params)).next_cursor
+        if cursor is None:
+            return

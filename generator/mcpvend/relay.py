@@ -1,0 +1,120 @@
+"""Questions an upstream server asks during a call `mcpvend serve` forwards, put to the client that made it.
+
+A tool that elicits input asks mcpvend (its client); `serve` passes the question on to its own
+client when that client declared elicitation, else declines it, as the package does by default.
+A 2025-11-25 client is sent the question mid-call. A 2026-07-28 client cannot be: the served call
+answers `input_required` with the question and is held open, and the client's retry, which
+carries the answer and the `requestState` naming the held call, resumes it.
+
+Only questions asked in the served call's own task reach its client: those of a 2026-07-28
+upstream (its rounds are driven there). A 2025-11-25 upstream asks on its connection's task,
+which serves every client at once, so its questions are declined.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import secrets
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import mcp_types as types
+
+if TYPE_CHECKING:
+    from mcp.client.session import ClientRequestContext
+    from mcp.server.context import ServerRequestContext
+
+MODERN = "2026-07-28"
+ANSWER_WITHIN = 600.0  # seconds a held call waits for its client's answer, then the question is declined
+HELD = 256  # held calls kept; the oldest is given up beyond
+
+
+@dataclass
+class _Asking:
+    """A served call, and the questions its upstream asked that its client has not answered yet."""
+
+    ctx: ServerRequestContext[Any]
+    questions: asyncio.Queue[tuple[str, types.ElicitRequestParams, asyncio.Future[types.ElicitResult]]] = field(
+        default_factory=asyncio.Queue
+    )
+    pending: dict[str, asyncio.Future[types.ElicitResult]] = field(default_factory=dict)
+
+
+_ASKING: contextvars.ContextVar[_Asking | None] = contextvars.ContextVar("mcpvend_asking", default=None)
+_ELICITATION = types.ClientCapabilities(elicitation=types.ElicitationCapability())
+
+
+async def relay_elicitation(context: ClientRequestContext, params: types.ElicitRequestParams) -> types.ElicitResult:
+    """The upstream connection's elicitation handler: asks the served call's client, or declines."""
+    asking = _ASKING.get()
+    if not isinstance(params, types.ElicitRequestFormParams):  # a URL to open: not something to relay blind
+        return types.ElicitResult(action="decline")
+    if asking is None or not asking.ctx.session.check_client_capability(_ELICITATION):
+        return types.ElicitResult(action="decline")
+    if asking.ctx.protocol_version != MODERN:
+        related = asking.ctx.request_id
+        return await asking.ctx.session.elicit(params.message, params.requested_schema, related_request_id=related)
+    answer: asyncio.Future[types.ElicitResult] = asyncio.get_running_loop().create_future()
+    await asking.questions.put((str(context.request_id), params, answer))
+    try:
+        return await asyncio.wait_for(answer, ANSWER_WITHIN)
+    except TimeoutError:
+        return types.ElicitResult(action="decline")
+
+
+@dataclass
+class _Held:
+    asking: _Asking
+    call: asyncio.Task[Any]
+
+
+class Relay:
+    """Runs served calls so that their questions reach their clients (see the module's docstring)."""
+
+    def __init__(self) -> None:
+        self.held: OrderedDict[str, _Held] = OrderedDict()
+
+    async def call(
+        self,
+        ctx: ServerRequestContext[Any],
+        params: types.CallToolRequestParams,
+        run: Callable[[], Awaitable[Any]],
+    ) -> tuple[Any, types.InputRequiredResult | None]:
+        """`run()`'s result, or, while the upstream waits for an answer, the question to send the client."""
+        held = self.held.pop(params.request_state, None) if params.request_state else None
+        if held is None:
+            asking = _Asking(ctx)
+            token = _ASKING.set(asking)
+            try:
+                held = _Held(asking, asyncio.ensure_future(run()))  # the task keeps `asking` in its context
+            finally:
+                _ASKING.reset(token)
+        else:
+            held.asking.ctx = ctx
+            for key, response in (params.input_responses or {}).items():
+                answer = held.asking.pending.pop(key, None)
+                if answer is not None and not answer.done():
+                    answer.set_result(
+                        response if isinstance(response, types.ElicitResult) else types.ElicitResult(action="decline")
+                    )
+        return await self._next(held)
+
+    async def _next(self, held: _Held) -> tuple[Any, types.InputRequiredResult | None]:
+        question = asyncio.ensure_future(held.asking.questions.get())
+        await asyncio.wait({held.call, question}, return_when=asyncio.FIRST_COMPLETED)
+        if held.call.done():
+            question.cancel()
+            return held.call.result(), None
+        key, params, answer = question.result()
+        held.asking.pending[key] = answer
+        state = secrets.token_urlsafe(24)
+        self.held[state] = held
+        while len(self.held) > HELD:
+            _, given_up = self.held.popitem(last=False)
+            given_up.call.cancel()
+        return None, types.InputRequiredResult(
+            input_requests={key: types.ElicitRequest(params=params)}, request_state=state
+        )
