@@ -39,6 +39,8 @@ def test_rules_are_the_fixed_ids_in_a_stable_order_with_severities() -> None:
         "tool-preference",
         "abnormal-length",
         "external-ref",
+        "invalid-mcp-header",
+        "task-required",
     ]
     assert {rule: severity for rule, (severity, _) in RULES.items()} == {
         "hidden-instruction": "high",
@@ -54,6 +56,8 @@ def test_rules_are_the_fixed_ids_in_a_stable_order_with_severities() -> None:
         "tool-preference": "medium",
         "abnormal-length": "low",
         "external-ref": "high",
+        "invalid-mcp-header": "medium",
+        "task-required": "medium",
     }
     assert all(summary and "\n" not in summary for _, summary in RULES.values())
 
