@@ -32,6 +32,7 @@ BENCHES = (
     "code_mode.py",
     "textformats.py",
     "hostile.py",
+    "serve.py",
 )
 PACKAGES = ("mcpvend", "mcp", "pydantic", "datamodel-code-generator", "black", "jsonschema", "mcp-server-time")
 # Written by the long profile (make long), not run here: it takes most of an hour.

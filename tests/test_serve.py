@@ -295,3 +295,82 @@ def test_the_announced_http_address_already_accepts_connections() -> None:
             assert client.getpeername() == listener.getsockname()  # connected, though nothing accepted it yet
     finally:
         listener.close()
+
+
+# --- a shared proxy: one client's request cannot break the upstream; results bounded; --warm -------
+
+
+async def test_a_lone_surrogate_is_refused_and_the_shared_upstream_keeps_its_process(generated: ModuleType) -> None:
+    with http_server("everything", "--mode", "direct") as (url, _):
+        async with Client(url) as client:
+            assert text(await client.call_tool("everything__echo", {"message": "before"})) == "Echo: before"
+            refused = await _raw_call(url, "everything__echo", {"message": "\ud800"})  # the SDK cannot send it
+            assert refused["isError"] and "not valid Unicode (a lone surrogate) at $.message" in str(refused)
+            assert text(await client.call_tool("everything__echo", {"message": "after"})) == "Echo: after"
+    async with generated.toolset(["everything"], mode="direct") as ts:
+        assert (await ts.call("everything__echo", {"message": "x\ud800"})).is_error
+        assert (await ts.call("everything__echo", {"message": "ok"})).text == "Echo: ok"
+        assert ts.pool.connections["everything"].restarts == 0  # the connection never broke
+
+
+async def _raw_call(url: str, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    """A stateless 2026-07-28 tools/call written by hand: JSON escapes a lone surrogate, which is valid JSON."""
+    meta = {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "0"},
+        "io.modelcontextprotocol/clientCapabilities": {},
+    }
+    body = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {"name": name, "arguments": arguments, "_meta": meta},
+    }
+    headers = {
+        "Accept": "application/json, text/event-stream",
+        "Content-Type": "application/json",
+        "MCP-Protocol-Version": "2026-07-28",
+        "Mcp-Method": "tools/call",
+        "Mcp-Name": name,
+    }
+    async with httpx2.AsyncClient() as web:
+        answer = await web.post(url, content=json.dumps(body), headers=headers)
+    text_body = answer.text
+    if text_body.startswith("event:") or "data:" in text_body[:20]:
+        text_body = next(line[5:] for line in text_body.splitlines() if line.startswith("data:"))
+    result: dict[str, Any] = json.loads(text_body)["result"]
+    return result
+
+
+def test_warm_starts_the_upstreams_with_serve_and_names_one_that_cannot_start(tmp_path: Path) -> None:
+    write_config(tmp_path, {"gone": {"command": PY, "args": [str(SERVERS / "demo.py")]}})
+    assert mcpvend("lock", cwd=tmp_path).code == 0
+    lockfile = tmp_path / "lockfiles" / "gone.lock.json"  # the server has since moved away
+    lockfile.write_text(lockfile.read_text().replace(str(SERVERS / "demo.py"), str(tmp_path / "missing.py")))
+    assert mcpvend("generate", cwd=tmp_path).code == 0
+    served = subprocess.run(
+        [PY, "-m", "mcpvend", "serve", "--warm"], cwd=tmp_path, input="", capture_output=True, text=True, timeout=120
+    )
+    assert served.returncode == 0, served.stderr
+    lines = served.stderr.splitlines()
+    warned = next(i for i, line in enumerate(lines) if line.startswith("warning: server 'gone'"))
+    assert warned < next(i for i, line in enumerate(lines) if line.startswith("serving "))  # before serving
+
+
+def test_the_session_limits_are_options() -> None:
+    shown = subprocess.run([PY, "-m", "mcpvend", "serve", "--help"], capture_output=True, text=True, check=True)
+    assert "--session-idle S" in shown.stdout and "--max-sessions N" in shown.stdout and "--warm" in shown.stdout
+
+
+async def test_a_large_structured_result_reaches_the_client_bounded(tmp_path: Path) -> None:
+    write_config(tmp_path, {"asks": {"command": PY, "args": [str(SERVERS / "asks_name.py")]}})
+    assert mcpvend("lock", cwd=tmp_path).code == 0 and mcpvend("generate", cwd=tmp_path).code == 0
+    async with Client(stdio("asks", cwd=tmp_path)) as client:
+        big = await client.call_tool("asks__blob", {"size": 1_000_000})
+        assert big.is_error and big.structured_content is None
+        shown = text(big)
+        assert (
+            len(shown) < 21_000 and "the structured result is 1000011 characters, over the 20000-character cap" in shown
+        )
+        small = await client.call_tool("asks__blob", {"size": 10})
+        assert not small.is_error and small.structured_content == {"data": "x" * 10}

@@ -106,12 +106,15 @@ def test_other_servers_of_the_run_are_locked(tmp_path: Path) -> None:
 
 
 @pytest.mark.anyio
-async def test_verbose_serve_logs_no_secret_a_result_carries(tmp_path: Path) -> None:
-    """`-v serve --transport http`: the SSE layer logs every chunk it sends, a result's text included."""
+@pytest.mark.parametrize("unmasked", [False, True], ids=["masked", "unmasked"])
+async def test_verbose_serve_logs_no_secret_a_result_carries(tmp_path: Path, unmasked: bool) -> None:
+    """`-v serve --transport http`: the SSE layer logs every chunk it sends, a result's text included; the
+    result itself reaches the client masked, or as sent with `--unmasked-results` (a single-user setup)."""
     project(tmp_path, served_with("nowhere", LITERAL), "--fault", "leak-in-result", env={"API_KEY": LITERAL})
     for args in (("lock",), ("generate",)):
         assert mcpvend(*args, cwd=tmp_path).code == 0
     command = [PY, "-m", "mcpvend", "-v", "serve", "leaky", "--mode", "direct", "--transport", "http", "--port", "0"]
+    command += ["--unmasked-results"] if unmasked else []
     proc = subprocess.Popen(command, cwd=tmp_path, stderr=subprocess.PIPE, text=True)
     assert proc.stderr is not None
     logged: list[str] = []
@@ -121,7 +124,8 @@ async def test_verbose_serve_logs_no_secret_a_result_carries(tmp_path: Path) -> 
             logged.append(line)
         async with Client(match[1], mode="legacy") as client:  # a session: results come as SSE events
             result = await client.call_tool("leaky__whoami", {})
-            assert not result.is_error and LITERAL in str(result.content)  # results pass as sent (for now)
+            assert not result.is_error and (LITERAL in str(result.content)) == unmasked
+            assert unmasked or "***" in str(result.content)
     finally:
         proc.send_signal(signal.SIGINT)
         logged.append(proc.communicate(timeout=30)[1])

@@ -409,6 +409,19 @@ def show(options: Options, servers: tuple[str, ...], context_window: int, fmt: s
     "--ranker", type=click.Choice(["bm25", "hybrid"]), default="bm25", show_default=True, help="hybrid needs wordllama."
 )
 @click.option("--audit-dir", metavar="DIR", help="Append every call, search and route to DIR/tool-calls.jsonl.")
+@click.option("--warm", is_flag=True, help="Start every upstream now, not on its first call.")
+@click.option(
+    "--session-idle", type=click.FloatRange(min=1), default=300.0, show_default=True, metavar="S",
+    help="HTTP only: close a session unused for S seconds.",
+)  # fmt: skip
+@click.option(
+    "--max-sessions", type=click.IntRange(min=1), default=1000, show_default=True, metavar="N",
+    help="HTTP only: at most N sessions at once.",
+)  # fmt: skip
+@click.option(
+    "--unmasked-results", is_flag=True,
+    help="Pass configured secrets in tool results on as sent (a single-user setup); masked by default.",
+)  # fmt: skip
 @click.pass_obj
 def serve(
     options: Options,
@@ -420,6 +433,10 @@ def serve(
     port: int,
     ranker: str,
     audit_dir: str | None,
+    warm: bool,
+    session_idle: float,
+    max_sessions: int,
+    unmasked_results: bool,
 ) -> None:
     """Serve the reviewed tools over MCP, calls forwarded under pinning."""
     from mcpvend.serve import ServeOptions
@@ -434,6 +451,10 @@ def serve(
         port,
         ranker,
         audit_dir=audit_dir,
+        mask_results=not unmasked_results,
+        warm=warm,
+        session_idle=session_idle,
+        max_sessions=max_sessions,
     )
     try:
         run_serve(_load(options), chosen, announce=lambda line: click.echo(line, err=True))

@@ -37,6 +37,7 @@ class _Asking:
     """A served call, and the questions its upstream asked that its client has not answered yet."""
 
     ctx: ServerRequestContext[Any]
+    task: asyncio.Task[Any] | None = None  # the served call's own task: only its questions are its client's
     questions: asyncio.Queue[tuple[str, types.ElicitRequestParams, asyncio.Future[types.ElicitResult]]] = field(
         default_factory=asyncio.Queue
     )
@@ -52,7 +53,11 @@ async def relay_elicitation(context: ClientRequestContext, params: types.ElicitR
     asking = _ASKING.get()
     if not isinstance(params, types.ElicitRequestFormParams):  # a URL to open: not something to relay blind
         return types.ElicitResult(action="decline")
-    if asking is None or not asking.ctx.session.check_client_capability(_ELICITATION):
+    # A question asked outside the call's task comes from the connection all clients share (a 2025-11-25
+    # upstream, whose task may have been started inside this call): not this client's to answer.
+    if asking is None or asking.task is not asyncio.current_task():
+        return types.ElicitResult(action="decline")
+    if not asking.ctx.session.check_client_capability(_ELICITATION):
         return types.ElicitResult(action="decline")
     if asking.ctx.protocol_version != MODERN:
         related = asking.ctx.request_id
@@ -92,6 +97,7 @@ class Relay:
                 held = _Held(asking, asyncio.ensure_future(run()))  # the task keeps `asking` in its context
             finally:
                 _ASKING.reset(token)
+            asking.task = held.call
         else:
             held.asking.ctx = ctx
             for key, response in (params.input_responses or {}).items():

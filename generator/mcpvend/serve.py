@@ -12,6 +12,7 @@ from __future__ import annotations
 import base64
 import contextlib
 import importlib.util
+import json
 import os
 import signal
 import socket
@@ -29,7 +30,7 @@ from mcpvend.codegen.generate import generate
 from mcpvend.config import Config, ServerConfig
 from mcpvend.errors import MCPVendError
 from mcpvend.relay import Relay, relay_elicitation
-from mcpvend.runtime.client.targets import REDACTING_FILTER
+from mcpvend.runtime.client.targets import REDACTING_FILTER, redact
 
 if TYPE_CHECKING:
     import mcp_types as types
@@ -70,6 +71,10 @@ class ServeOptions:
     port: int = 8000
     ranker: str = "bm25"  # search_tools' ranking: "bm25" or "hybrid" (needs wordllama)
     audit_dir: str | None = None  # where tool-calls.jsonl records every call of every client
+    mask_results: bool = True  # configured secrets in results become *** (off: a single-user setup)
+    warm: bool = False  # start every upstream with serve, not on its first call
+    session_idle: float = 300.0  # seconds an HTTP session may sit unused before it is closed
+    max_sessions: int = 1000  # HTTP sessions kept open at once
 
 
 def serve(config: Config, options: ServeOptions, announce: Callable[[str], None]) -> None:
@@ -83,9 +88,9 @@ def serve(config: Config, options: ServeOptions, announce: Callable[[str], None]
             announce(line)
         _guard_logs(config, options.servers)
         if options.transport == "stdio":
-            anyio.run(_serve_stdio, toolset, announce)
+            anyio.run(_serve_stdio, toolset, options, announce)
         else:
-            anyio.run(_serve_http, toolset, options.host, options.port, announce)
+            anyio.run(_serve_http, toolset, options, announce)
 
 
 def load_toolset(config: Config, options: ServeOptions) -> ToolSet:
@@ -178,7 +183,7 @@ def _import_package(output: Path) -> Any:
     return module
 
 
-def build_server(toolset: ToolSet) -> Server[Any]:
+def build_server(toolset: ToolSet, *, mask: bool = True) -> Server[Any]:
     """An MCP server whose tools are the toolset's specs and whose calls are the toolset's calls.
 
     Each client conversation gets its own view of the toolset (`ToolSet.session()`): in routed
@@ -216,7 +221,7 @@ def build_server(toolset: ToolSet) -> Server[Any]:
             return question
         if conversation.materialized != listed:
             await ctx.session.send_tool_list_changed()
-        return to_call_result(conversation, result)
+        return to_call_result(conversation, result, mask=mask)
 
     return ListChanging(
         "mcpvend",
@@ -257,11 +262,13 @@ def instructions(toolset: ToolSet) -> str:
     )
 
 
-def to_call_result(toolset: ToolSet, result: ModelResult) -> types.CallToolResult:
+def to_call_result(toolset: ToolSet, result: ModelResult, *, mask: bool = True) -> types.CallToolResult:
     """The model's view of the call; images and audio go back as content, since an MCP client can show them."""
     import mcp_types as types
 
-    content: list[types.ContentBlock] = [types.TextContent(type="text", text=result.text)]
+    # A proxy's callers are not its operators: a result quoting a configured secret is masked (`mask`).
+    secrets = toolset.pool.secret_values() if toolset.pool is not None and mask else frozenset[str]()
+    content: list[types.ContentBlock] = [types.TextContent(type="text", text=redact(result.text, secrets))]
     for ref in result.media:
         data = toolset.media.get(ref.sha256) if ref.kind in ("image", "audio") else None
         if data is None:
@@ -271,13 +278,27 @@ def to_call_result(toolset: ToolSet, result: ModelResult) -> types.CallToolResul
         block = types.ImageContent if ref.kind == "image" else types.AudioContent
         content.append(block(type=ref.kind, data=encoded, mime_type=mime))  # type: ignore[arg-type]
     structured = result.structured if isinstance(result.structured, dict) and not result.is_error else None
+    if secrets and structured is not None:
+        structured = json.loads(redact(json.dumps(structured), secrets))
     return types.CallToolResult(content=content, structured_content=structured, is_error=result.is_error)
 
 
-async def _serve_stdio(toolset: ToolSet, announce: Callable[[str], None]) -> None:
+async def _warm(toolset: ToolSet, options: ServeOptions, announce: Callable[[str], None]) -> None:
+    """`--warm`: start every upstream now, so that no client's first call pays for a start; one that
+    cannot start is a warning, and is tried again on its first call."""
+    if not options.warm:
+        return
+    try:
+        await toolset.check()
+    except Exception as exc:  # noqa: BLE001 - the vendored runtime's ConnectError is a class of its own
+        announce(f"warning: {exc}")
+
+
+async def _serve_stdio(toolset: ToolSet, options: ServeOptions, announce: Callable[[str], None]) -> None:
     from mcp.server.stdio import stdio_server
 
-    server = build_server(toolset)
+    await _warm(toolset, options, announce)
+    server = build_server(toolset, mask=options.mask_results)
     announce(f"serving {_summary(toolset)} on stdio")
     try:
         async with stdio_server() as (read, write):
@@ -286,12 +307,19 @@ async def _serve_stdio(toolset: ToolSet, announce: Callable[[str], None]) -> Non
         await toolset.close()
 
 
-async def _serve_http(toolset: ToolSet, host: str, port: int, announce: Callable[[str], None]) -> None:
+async def _serve_http(toolset: ToolSet, options: ServeOptions, announce: Callable[[str], None]) -> None:
     import uvicorn
 
+    host, port = options.host, options.port
     try:
         listener = _listen(host, port)
-        app = build_server(toolset).streamable_http_app(streamable_http_path=HTTP_PATH, host=host)
+        await _warm(toolset, options, announce)
+        app = build_server(toolset, mask=options.mask_results).streamable_http_app(
+            streamable_http_path=HTTP_PATH,
+            host=host,
+            session_idle_timeout=options.session_idle,
+            max_sessions=options.max_sessions,
+        )
         web = _quiet_exit(uvicorn.Server)(uvicorn.Config(app, log_level="warning", lifespan="on"))
         bound = listener.getsockname()[1]  # `--port 0` asks the OS for any free port
         shown = f"[{host}]" if ":" in host else host
@@ -325,7 +353,10 @@ def _listen(host: str, port: int) -> socket.socket:
     """Bind before serving, so a taken port is our one-line error rather than uvicorn's exit; and listen
     before the address is announced, so a client that connects at once waits in the backlog while
     uvicorn starts, instead of being refused."""
-    listener = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
+    # IPPROTO_TCP, not 0: asyncio sets TCP_NODELAY on accepted connections only for a socket that says TCP,
+    # and without it Nagle's algorithm and delayed ACKs hold each response body about 40 ms.
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    listener = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     try:
         listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         listener.bind((host, port))

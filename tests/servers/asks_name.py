@@ -46,6 +46,16 @@ def forecast(region: Annotated[str, Field(json_schema_extra={"x-mcp-header": "Re
     return f"sunny in {region}"
 
 
+class Blob(BaseModel):
+    data: str
+
+
+@server.tool()
+def blob(size: int) -> Blob:
+    """A structured result of `size` characters (for result bounds)."""
+    return Blob(data="x" * size)
+
+
 if __name__ == "__main__":
     if sys.argv[1:2] == ["--http"]:
         server.run("streamable-http", host="127.0.0.1", port=int(sys.argv[2]))

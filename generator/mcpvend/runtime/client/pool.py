@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import contextvars
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TextIO
@@ -168,10 +167,7 @@ class Connection:
         ready: asyncio.Future[tuple[Client, WireTap | None, Link]] = asyncio.get_running_loop().create_future()
         stop = asyncio.Event()
         starting = anyio.CancelScope()
-        # The connection serves every later caller: it must not carry this caller's context (a served
-        # client to ask, a trace span) into the requests its server sends while another caller waits.
-        holding = self._hold(self.target, ready, stop, starting)
-        holder = asyncio.get_running_loop().create_task(holding, context=contextvars.Context())
+        holder = asyncio.get_running_loop().create_task(self._hold(self.target, ready, stop, starting))
         try:
             client, tap, link = await asyncio.wait_for(asyncio.shield(ready), self.start_limit)
         except BaseException as exc:

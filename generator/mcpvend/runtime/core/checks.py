@@ -21,6 +21,29 @@ def schema_problem(schema: Mapping[str, Any], arguments: Mapping[str, Any]) -> s
         return f"its reviewed input schema cannot be used ({exc}), so no call can be checked"
 
 
+def unencodable(value: Any, where: str = "$") -> str | None:
+    """Where `value` holds a string UTF-8 cannot encode (a lone surrogate: valid JSON, `"\\ud800"`), or None.
+
+    A transport encodes the request before it sends it: such a string fails there, and takes the
+    connection every caller of that server shares with it."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return where
+        return None
+    if isinstance(value, Mapping):
+        for key, item in value.items():
+            found = unencodable(key, f"{where} (a key)") or unencodable(item, f"{where}.{key}")
+            if found is not None:
+                return found
+    elif isinstance(value, list | tuple):
+        for index, item in enumerate(value):
+            if (found := unencodable(item, f"{where}[{index}]")) is not None:
+                return found
+    return None
+
+
 def problem(entry: Entry, arguments: Mapping[str, Any]) -> str:
     """Why the tool would refuse `arguments` (its schema, then its input model), or ""."""
     return schema_problem(entry.input_schema, arguments) or _model_problem(entry, arguments)
