@@ -133,12 +133,18 @@ def test_the_generated_package_starts_the_readme_servers_with_the_config_environ
 @pytest.mark.anyio
 async def test_serve_and_diff_live_start_the_readme_servers_as_lock_did(readme_project: Path) -> None:
     env = environ(readme_project, GITHUB_TOKEN=GITHUB_TOKEN)
-    params = StdioServerParameters(command=PY, args=["-m", "mcpvend", "serve"], cwd=str(readme_project), env=env)
+    # Results unmasked (a single-user setup) to see the token the server got; by default it would be ***.
+    command = ["-m", "mcpvend", "serve", "--unmasked-results"]
+    params = StdioServerParameters(command=PY, args=command, cwd=str(readme_project), env=env)
     async with Client(params) as client:
         echo = await client.call_tool("github__search_environment", {"name": "GITHUB_PERSONAL_ACCESS_TOKEN"})
         now = await client.call_tool("time__get_current_time", {"timezone": "UTC"})
     assert not echo.is_error and echo.structured_content == {"value": GITHUB_TOKEN, "python": PY}
     assert not now.is_error
+    masked = StdioServerParameters(command=PY, args=["-m", "mcpvend", "serve"], cwd=str(readme_project), env=env)
+    async with Client(masked) as client:
+        hidden = await client.call_tool("github__search_environment", {"name": "GITHUB_PERSONAL_ACCESS_TOKEN"})
+    assert hidden.structured_content == {"value": "***", "python": PY}  # a proxy's callers get no secret
     for server in ("github", "time"):
         live = run([PY, "-m", "mcpvend", "diff", "--live", server], readme_project, env)
         assert live.returncode == 0 and "no findings" in live.stdout + live.stderr, live.stderr
