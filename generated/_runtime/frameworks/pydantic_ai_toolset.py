@@ -125,11 +125,11 @@ class _ToolSearch(ToolSearch[Any]):  # type: ignore[misc, unused-ignore]
         return replace(response, parts=parts)
 
     def _answered(self, ctx: RunContext[Any], part: ToolCallPart) -> ToolCallPart:
-        tools = ctx.tools
-        if part.tool_name in tools and (ctx.is_tool_available(part.tool_name) or self.bridge is None):
-            return part  # listed, or not ours
-        if self.bridge is None or (part.tool_name in tools and self.bridge.entry(part.tool_name) is None):
-            return part
+        listed = ctx.tools.get(part.tool_name)
+        if self.bridge is None or (listed is not None and ctx.is_tool_available(listed)):
+            return part  # callable as written
+        if listed is not None and self.bridge.entry(part.tool_name) is None:
+            return part  # another toolset's deferred tool: its search reveals it
         try:
             arguments: Any = part.args_as_dict()
         except ValueError:

@@ -142,13 +142,11 @@ def provider(
     )
     store = TokenStore(oauth.server, url)
     if oauth.client_id is not None:  # a client registered beforehand: no dynamic registration
-        store.write(
-            client=OAuthClientInformationFull(
-                client_id=oauth.client_id,
-                client_secret=oauth.client_secret,
-                **metadata.model_dump(exclude_none=True),
-            ).model_dump(mode="json", exclude_none=True)
-        )
+        registered = OAuthClientInformationFull(
+            client_id=oauth.client_id, client_secret=oauth.client_secret, **metadata.model_dump(exclude_none=True)
+        ).model_dump(mode="json", exclude_none=True)
+        if store.read().get("client") != registered:  # written once, not at every start
+            store.write(client=registered)
     return StoredOAuth(
         store,
         server_url=url,

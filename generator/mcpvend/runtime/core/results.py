@@ -199,9 +199,10 @@ def normalize(
         problem = _check(structured, output_schema, sent=sent)
         if problem is not None:
             return ModelResult(truncate(problem, max_chars), is_error=True, media=tuple(media))
-    if structured is not None and not has_text:
-        text = "\n".join([_compact(structured), *lines])
-    if structured is not None and max_chars > 0 and (size := len(_compact(structured))) > max_chars:
+    compact = None if structured is None else _compact(structured)  # dumped once: it may be large
+    if compact is not None and not has_text:
+        text = "\n".join([compact, *lines])
+    if compact is not None and max_chars > 0 and (size := len(compact)) > max_chars:
         # Cut like the text, or one large result fills a context (and a served client's memory): the
         # model gets its start and what to do, never a structured value it cannot be given whole.
         over = f"[the structured result is {size} characters, over the {max_chars}-character cap: ask for less]"
