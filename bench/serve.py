@@ -4,9 +4,11 @@ The direct side is tests/servers/asks_name.py served over streamable HTTP by the
 proxied side is `mcpvend serve` over HTTP in front of that server (started over stdio). The same SDK
 client calls the same cheap tool (`era`) on both, interleaved per round so that machine noise hits
 both alike. Prints the median latency at concurrency 1, the throughput at concurrency 10, and the
-ratios serve/direct (the targets: p50 <= 2.5x, throughput >= 0.6x).
+ratios serve/direct (the targets: p50 <= 2.5x, throughput >= 0.6x). Then 10,000 calls through serve
+at concurrency 10: how many came back wrong or not at all (the target: 0), and serve's resident memory
+before and after them (the target: flat).
 
-Usage: python bench/serve.py [--calls N]
+Usage: python bench/serve.py [--calls N] [--soak N]
 """
 
 from __future__ import annotations
@@ -53,7 +55,8 @@ def _wait(port: int) -> None:
 @contextmanager
 def direct() -> Iterator[str]:
     port = _free_port()
-    proc = subprocess.Popen([PY, str(SERVER), "--http", str(port)], stderr=subprocess.DEVNULL)
+    quiet = subprocess.DEVNULL
+    proc = subprocess.Popen([PY, str(SERVER), "--http", str(port)], stdout=quiet, stderr=quiet)
     try:
         _wait(port)
         yield f"http://127.0.0.1:{port}/mcp"
@@ -63,7 +66,7 @@ def direct() -> Iterator[str]:
 
 
 @contextmanager
-def served(root: Path) -> Iterator[str]:
+def served(root: Path) -> Iterator[tuple[str, int]]:
     (root / "mcpvend.toml").write_text(json_toml(), encoding="utf-8")
     for args in (["lock"], ["generate"]):
         subprocess.run([PY, "-m", "mcpvend", *args], cwd=root, check=True, capture_output=True)
@@ -74,7 +77,7 @@ def served(root: Path) -> Iterator[str]:
         while (match := re.search(r" on (http://\S+)$", proc.stderr.readline().strip())) is None:
             if proc.poll() is not None:
                 raise SystemExit("serve did not start")
-        yield match[1]
+        yield match[1], proc.pid
     finally:
         proc.send_signal(signal.SIGINT)
         proc.wait()
@@ -106,8 +109,29 @@ async def throughput(url: str, tool: str, calls: int, clients: int = 10) -> floa
     return calls / (time.perf_counter() - start)
 
 
-async def measure(calls: int) -> None:
-    with tempfile.TemporaryDirectory() as root, direct() as plain, served(Path(root)) as proxy:
+def rss_mib(pid: int) -> float:
+    with open(f"/proc/{pid}/statm", encoding="ascii") as statm:
+        return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+async def soak(url: str, calls: int, clients: int = 10) -> int:
+    """`calls` calls, each with its own argument; the number that failed or came back with another's answer."""
+    wrong = 0
+
+    async def one(first: int) -> None:
+        nonlocal wrong
+        async with Client(url) as client:
+            for i in range(first, calls, clients):
+                result = await client.call_tool("asks__forecast", {"region": f"r{i}"})
+                got = [block.text for block in result.content if block.type == "text"]
+                wrong += result.is_error or got != [f"sunny in r{i}"]
+
+    await asyncio.gather(*(one(first) for first in range(clients)))
+    return wrong
+
+
+async def measure(calls: int, soaked: int) -> None:
+    with tempfile.TemporaryDirectory() as root, direct() as plain, served(Path(root)) as (proxy, pid):
         sides = {"direct": (plain, "era"), "serve": (proxy, "asks__era")}
         p50: dict[str, list[float]] = {name: [] for name in sides}
         rate: dict[str, list[float]] = {name: [] for name in sides}
@@ -115,6 +139,9 @@ async def measure(calls: int) -> None:
             for name, (url, tool) in sides.items():
                 p50[name].append(statistics.median(await latencies(url, tool, calls)))
                 rate[name].append(await throughput(url, tool, calls))
+        before = rss_mib(pid)
+        wrong = await soak(proxy, soaked)
+        after = rss_mib(pid)
     p50_ms = {name: statistics.median(values) * 1000 for name, values in p50.items()}
     per_s = {name: statistics.median(values) for name, values in rate.items()}
     print(f"{'side':<8} {'p50 ms (c=1)':>14} {'calls/s (c=10)':>15}")
@@ -122,13 +149,17 @@ async def measure(calls: int) -> None:
         print(f"{name:<8} {p50_ms[name]:>14.2f} {per_s[name]:>15.1f}")
     print(f"ratio serve/direct: p50 {p50_ms['serve'] / p50_ms['direct']:.2f}x (target <= 2.5x), "
           f"throughput {per_s['serve'] / per_s['direct']:.2f}x (target >= 0.6x)")  # fmt: skip
+    print(f"{soaked:,} calls through serve at concurrency 10: {wrong} lost or wrong; "
+          f"serve's RSS {before:.1f} MiB before, {after:.1f} MiB after ({after - before:+.1f} MiB)")  # fmt: skip
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=200)
+    parser.add_argument("--soak", type=int, default=10_000)
     os.environ.setdefault("PYTHONWARNINGS", "ignore")
-    asyncio.run(measure(parser.parse_args().calls))
+    args = parser.parse_args()
+    asyncio.run(measure(args.calls, args.soak))
 
 
 if __name__ == "__main__":

@@ -374,3 +374,59 @@ async def test_a_large_structured_result_reaches_the_client_bounded(tmp_path: Pa
         )
         small = await client.call_tool("asks__blob", {"size": 10})
         assert not small.is_error and small.structured_content == {"data": "x" * 10}
+
+
+async def _open_session(web: Any, url: str) -> tuple[int, str | None]:
+    """An initialize that opens a session and is then abandoned (no GET stream, no DELETE): its status and id."""
+    body = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "gone", "version": "0"}},
+    }
+    headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+    answer = await web.post(url, content=json.dumps(body), headers=headers)
+    return answer.status_code, answer.headers.get("mcp-session-id")
+
+
+async def test_sessions_over_the_limit_are_refused_and_abandoned_ones_are_closed() -> None:
+    """`--max-sessions 2 --session-idle 1`: two sessions opened and abandoned fill the limit, so a third is
+    refused (503); once they have sat idle, serve closes them (their id is unknown then) and admits a new one.
+    Stateless requests open no session, so the limit never refuses them."""
+    with http_server("demo", "--mode", "direct", "--max-sessions", "2", "--session-idle", "1") as (url, _):
+        async with httpx2.AsyncClient() as web:
+            opened = [await _open_session(web, url) for _ in range(2)]
+            assert [status for status, _ in opened] == [200, 200] and all(sid for _, sid in opened)
+            assert await _open_session(web, url) == (503, None)
+            async with Client(url) as stateless:  # no session: not counted
+                converted = await stateless.call_tool("demo__convert_temperature", {"value": 1, "to": "kelvin"})
+                assert not converted.is_error
+            with anyio.fail_after(120):  # idle after 1 s; polled, so a loaded machine only waits longer
+                while (admitted := await _open_session(web, url))[0] == 503:
+                    await anyio.sleep(0.25)
+            assert admitted[0] == 200
+            gone = await web.post(url, json={"jsonrpc": "2.0", "id": 2, "method": "ping"}, headers={
+                "Accept": "application/json, text/event-stream", "mcp-session-id": str(opened[0][1])
+            })  # fmt: skip
+            assert gone.status_code == 404
+
+
+def _rss(pid: int) -> int:
+    with open(f"/proc/{pid}/statm", encoding="ascii") as statm:
+        return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+async def test_serve_memory_stays_flat_over_twenty_one_megabyte_results(tmp_path: Path) -> None:
+    write_config(tmp_path, {"asks": {"command": PY, "args": [str(SERVERS / "asks_name.py")]}})
+    assert mcpvend("lock", cwd=tmp_path).code == 0 and mcpvend("generate", cwd=tmp_path).code == 0
+    with http_server("asks", "--mode", "direct", cwd=tmp_path) as (url, proc):
+        async with Client(url) as client:
+            for _ in range(3):  # warm-up: the upstream started, buffers grown to their working size
+                await client.call_tool("asks__blob", {"size": 1_000_000})
+            before = _rss(proc.pid)
+            for _ in range(20):
+                big = await client.call_tool("asks__blob", {"size": 1_000_000})
+                assert big.is_error and len(text(big)) < 21_000  # bounded, each time
+            after = _rss(proc.pid)
+    # A result kept per call would add at least 20 MB (each is 1 MB of text, more as JSON and Python strings).
+    assert after - before < 10 * 2**20, f"serve's RSS grew {(after - before) / 2**20:.1f} MiB over 20 calls"

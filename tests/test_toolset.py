@@ -305,6 +305,34 @@ async def test_a_read_only_call_whose_retry_dies_too_gives_up(crashy: ModuleType
         assert (await ts.call("crashy__echo", {"text": "back"})).text == "back"
 
 
+async def test_a_server_that_crashes_in_a_loop_is_paused_not_restarted_on_every_call(
+    crashy: ModuleType, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two failures in a row are restarted at once; the third pauses starts, doubling; a call in the
+    pause is an error at once (no process started), and the first call after it starts the server."""
+    pool = importlib.import_module(f"{crashy.__name__}._runtime.client.pool")
+    now = [1_000.0]
+    monkeypatch.setattr(pool, "clock", lambda: now[0])
+    async with crashy.toolset() as ts:
+        connection = ts.pool.connections["crashy"]
+        first = await ts.call("crashy__always_die", {})
+        assert "stopped during the call twice; giving up" in first.text and connection.failures == 2
+        paused = await ts.call("crashy__always_die", {})  # dies once more: its retry finds the server paused
+        assert paused.is_error and paused.text.endswith(
+            "server 'crashy' failed 3 times in a row (the last: it stopped during a call); "
+            "it is not started again for 1 s"
+        )
+        restarts = connection.restarts
+        now[0] += 0.5
+        still = await ts.call("crashy__echo", {"text": "x"})
+        assert "it is not started again for 1 s" in still.text and connection.restarts == restarts
+        now[0] += 0.6
+        assert "for 2 s" in (await ts.call("crashy__always_die", {})).text  # started, died: paused twice as long
+        now[0] += 2.1
+        assert (await ts.call("crashy__echo", {"text": "back"})).text == "back"
+        assert connection.failures == 0  # an answer ends the loop: the next crash is restarted at once again
+
+
 async def test_a_json_rpc_error_is_an_error_result_without_secrets(crashy: ModuleType) -> None:
     async with crashy.toolset(
         connection=crashy.ConnectionOptions(env={"crashy": {"API_KEY": "sk-sentinel-9f3e"}})

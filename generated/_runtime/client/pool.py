@@ -6,6 +6,9 @@ whatever tasks the agent runs. So each connection is held open by a task of its 
 until it is closed, and calls only borrow the client. A call that finds the server gone
 restarts it once for everybody (by generation number), and is sent again only when the tool's
 reviewed annotations say it is read-only or idempotent: anything else might have run already.
+A server that keeps failing (lost, or not starting) is restarted at once twice in a row; after
+that it is paused, for a second and then twice as long at each further failure (up to a minute),
+and calls in the pause get an error at once instead of each starting a process that dies.
 
 Nothing is resolved before a server is first needed: its env and header values (and the
 variables they name) are read when it starts, so a toolset over many servers works, offline,
@@ -17,6 +20,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import math
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TextIO
@@ -30,9 +35,13 @@ from .connection import InputHandlers, Link, WireTap, call_tool
 from .manifest import ConnectError, Manifest
 from .pinning import DEFAULT_PIN_TTL, DriftError, Pinning, Pins
 from .session import pinned_client
-from .targets import Target, redact
+from .targets import NeedsSignIn, Target, redact
 
 DEFAULT_TIMEOUT = 60.0
+FREE_RESTARTS = 2  # failures in a row restarted at once: a crash, and a read-only call's retry dying too
+RESTART_PAUSE = 1.0  # seconds without a start after the next failure; doubled at each further one
+RESTART_PAUSE_MAX = 60.0
+clock = time.monotonic  # the pause's clock (a test moves it on)
 _GONE = (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream, ConnectionError)
 
 
@@ -70,12 +79,15 @@ class Connection:
     errlog: TextIO | None = None
     handlers: InputHandlers | None = None  # who answers the server's requests for input
     restarts: int = 0  # how often a lost server was started again
+    failures: int = 0  # losses and failed starts since the server last answered a call
     target: Target | None = field(default=None, init=False, repr=False)
     expected: frozenset[str] | None = field(default=None, init=False, repr=False)  # secrets before a start
     pins: Pins = field(init=False, repr=False)
     _live: _Live | None = field(default=None, repr=False)
     _lock: asyncio.Lock = field(default_factory=asyncio.Lock, repr=False)
     _generation: int = field(default=0, repr=False)
+    _paused_until: float = field(default=0.0, repr=False)
+    _last_failure: str = field(default="", repr=False)
 
     def __post_init__(self) -> None:
         ttl = self.pin_ttl if self.manifest.transport != "stdio" else None
@@ -117,14 +129,32 @@ class Connection:
             if self._live is not None:
                 self.restarts += 1
                 await self._close(self._live)
+            self._refuse_while_paused()
             self._live = await self._start()
             return self._live
+
+    def _refuse_while_paused(self) -> None:
+        wait = self._paused_until - clock()
+        if self.failures > FREE_RESTARTS and wait > 0:
+            raise CallFailed(
+                f"server '{self.manifest.server}' failed {self.failures} times in a row (the last: "
+                f"{self._last_failure}); it is not started again for {math.ceil(wait)} s"
+            )
+
+    def _failed(self, how: str) -> None:
+        """Count a loss or a failed start; past the free restarts, pause the next start."""
+        self.failures += 1
+        self._last_failure = how
+        if self.failures > FREE_RESTARTS:
+            pause = RESTART_PAUSE * 2 ** (self.failures - FREE_RESTARTS - 1)
+            self._paused_until = clock() + min(RESTART_PAUSE_MAX, pause)
 
     async def lost(self, generation: int) -> None:
         """Report that the connection of `generation` is gone, so the next `acquire` starts anew."""
         async with self._lock:
             if self._live is not None and self._live.generation == generation:
                 self.restarts += 1
+                self._failed("it stopped during a call")
                 live, self._live = self._live, None
                 await self._close(live)
 
@@ -146,15 +176,17 @@ class Connection:
         if (refusal := self.pins.refusal(tool)) is not None:
             raise DriftError(f"tool '{label}' is refused: {refusal}")
         try:
-            return await call_tool(live.client, tool, arguments, self.timeout)
+            result = await call_tool(live.client, tool, arguments, self.timeout)
         except Exception as exc:  # noqa: BLE001 - the model gets an error result, never an exception
             cause = failures.leaf(exc)
             if isinstance(cause, MCPError) and cause.code == types.REQUEST_TIMEOUT:
                 raise CallFailed(f"tool '{label}' timed out after {self.timeout:g} s") from None
             if not _gone(cause, live.link):
                 raise CallFailed(f"the call failed: {self._reason(cause, live.link)}") from None
-        await self.lost(live.generation)
-        return None
+            await self.lost(live.generation)
+            return None
+        self.failures = 0
+        return result
 
     def _reason(self, exc: BaseException, link: Link) -> str:
         return self.redact(failures.reason(failures.leaf(exc), open_link=link.open))
@@ -181,11 +213,15 @@ class Connection:
             with contextlib.suppress(BaseException):
                 await asyncio.shield(holder)
             if isinstance(exc, TimeoutError):
-                limit = self.start_limit
-                raise CallFailed(f"server '{self.manifest.server}' did not start within {limit:g} s") from None
+                why = f"it did not start within {self.start_limit:g} s"
+                self._failed(why)
+                raise CallFailed(f"server '{self.manifest.server}' {why.removeprefix('it ')}") from None
             if not isinstance(exc, Exception):
                 raise
-            raise CallFailed(failures.not_started(self.manifest.server, exc, self.target.secret_values())) from None
+            message = failures.not_started(self.manifest.server, exc, self.target.secret_values())
+            if not isinstance(failures.leaf(exc), NeedsSignIn):  # signing in is not a crash: no pause after it
+                self._failed(message.removeprefix(f"server '{self.manifest.server}' "))
+            raise CallFailed(message) from None
         return _Live(client, tap, link, self._generation, stop, holder)
 
     async def _hold(
