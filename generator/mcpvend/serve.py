@@ -69,7 +69,7 @@ class ServeOptions:
     transport: Transport = "stdio"
     host: str = LOOPBACK
     port: int = 8000
-    ranker: str = "bm25"  # search_tools' ranking: "bm25" or "hybrid" (needs wordllama)
+    ranker: str = "auto"  # search_tools' ranking: "auto", "bm25" or "hybrid" (needs mcpvend[semantic])
     audit_dir: str | None = None  # where tool-calls.jsonl records every call of every client
     mask_results: bool = True  # configured secrets in results become *** (off: a single-user setup)
     warm: bool = False  # start every upstream with serve, not on its first call
@@ -114,7 +114,7 @@ def load_toolset(config: Config, options: ServeOptions) -> ToolSet:
             connection=package.ConnectionOptions(
                 env=env, headers=headers, cwd=str(config.base_dir), errlog=sys.stderr, elicitation=relay_elicitation
             ),
-            search=package.SearchOptions(ranker=options.ranker),
+            search=package.SearchOptions(ranker=None if options.ranker == "auto" else options.ranker),
             # [routing] bundles are categories; no route is decided here (no MCP request says its step)
             routing=None
             if routing is None

@@ -75,6 +75,7 @@ def fingerprint(config: Config, name: str, path: Path, text: str) -> str:
     """What one server's output depends on: its lockfile's text, renames and paths, and the toolchain."""
     relative = os.path.relpath(path, config.base_dir)
     part = [toolchain(), name, relative, dict(config.servers[name].rename), text]
+    part += ["semantic"] if config.semantic else []  # vectors.json joins the output
     return sha256(json.dumps(part, sort_keys=True, ensure_ascii=False).encode())
 
 

@@ -9,6 +9,7 @@ stubs and the text formats are put together here and in `ToolSet`.
 from __future__ import annotations
 
 import functools
+import warnings
 from collections.abc import Sequence
 
 from .audit.trail import AuditOptions
@@ -22,19 +23,30 @@ from .core.catalog import Catalog, Entry, Filter, RankerFactory
 from .core.options import ResultOptions, SearchOptions
 from .core.search import BM25Ranker
 from .routing.rules import RoutingOptions
-from .semantic.hybrid import hybrid
+from .semantic import vectors
+from .semantic.hybrid import MODEL, RankerUnavailable, Vendored, hybrid
 from .textformats.choice import TextOptions
 from .toolset import ToolSet
 
 RANKERS = ("bm25", "hybrid")
 
 
-def ranker_factory(ranker: RankerFactory | str | None) -> RankerFactory:
-    """A ranker by name (`bm25`, the default, or `hybrid`, which needs the semantic extra), or the factory given."""
+def ranker_factory(ranker: RankerFactory | str | None, vendored: Vendored | None = None) -> RankerFactory:
+    """A ranker by name (`bm25`, or `hybrid`, which needs the semantic extra), or the factory given.
+
+    The default (None) is the hybrid where the package vendors tool vectors (`[search] semantic`),
+    and BM25F elsewhere, or where the model cannot be loaded: with one warning saying why.
+    """
+    if ranker is None and vendored is not None:
+        try:
+            return hybrid(vendored=vendored)
+        except RankerUnavailable as exc:
+            warnings.warn(f"tool search ranks with BM25F: {exc}", stacklevel=3)
+            return BM25Ranker
     if ranker is None or ranker == "bm25":
         return BM25Ranker
     if ranker == "hybrid":
-        return hybrid()
+        return hybrid(vendored=vendored)
     if isinstance(ranker, str) or not callable(ranker):
         raise ValueError(f"unknown ranker {ranker!r}; use one of {', '.join(RANKERS)}, or a factory of a Ranker")
     return ranker
@@ -46,6 +58,24 @@ class PackageToolsets:
     def __init__(self, package: str, subpackages: Sequence[str]) -> None:
         self.package = package
         self.subpackages = tuple(subpackages)
+
+    def _vendored(self, subpackages: dict[str, str]) -> Vendored | None:
+        """The tool vectors the servers' subpackages vendor, made with the model this runtime loads
+        (None: the package vendors none, so it was not generated for semantic search)."""
+        found: dict[tuple[str, str], tuple[str, str]] = {}
+        made_any = False
+        for server, sub in subpackages.items():
+            made = vectors.load(f"{self.package}.{sub}")
+            made_any = made_any or made is not None
+            if made is not None and made.model != MODEL:
+                warnings.warn(
+                    f"{self.package}/{sub}/{vectors.FILE} was made with {made.model}, not {MODEL}: its tools are "
+                    "embedded at the first search instead; run `mcpvend generate`",
+                    stacklevel=3,
+                )
+            elif made is not None:
+                found.update({(server, name): entry for name, entry in made.tools.items()})
+        return found if made_any else None
 
     def __call__(
         self,
@@ -106,7 +136,7 @@ class PackageToolsets:
             servers=chosen,
             bundles=None if routing is None else routing.bundles,
             tool_filter=Filter(tuple(allow), tuple(deny)),
-            ranker=ranker_factory(search.ranker),
+            ranker=ranker_factory(search.ranker, self._vendored({s: manifests[s][0] for s in chosen})),
         )
         stubs = load_stubs(self.package, [(s, manifests[s][0], manifests[s][1].tools) for s in chosen])
         return ToolSet(

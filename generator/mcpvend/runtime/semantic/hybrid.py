@@ -1,36 +1,37 @@
-"""Hybrid tool search: BM25F fused with static word embeddings, offline, and only when asked for.
+"""Hybrid tool search: BM25F fused with a sentence embedding model, offline, and only when asked for.
 
 BM25F scores a query that shares no word with a tool at zero ("what hour is it in Tokyo" never
-reaches `get_current_time`). A static embedding model (wordllama: one vector per token, averaged;
-no torch, its weights inside its wheel) puts paraphrases near each other; a weighted sum of both
-normalized scores keeps BM25F's grip on exact words. wordllama is imported inside `load_model`
-only, so the runtime still needs nothing but `mcp` unless a hybrid ranker is built.
+reaches `get_current_time`). A sentence embedding model (all-MiniLM-L6-v2, run with numpy: see
+`minilm`) puts paraphrases near each other; a weighted sum of both normalized scores keeps BM25F's
+grip on exact words. The model is imported inside `load_model` only, so the runtime still needs
+nothing but `mcp` unless a hybrid ranker is built. Tool vectors are made at `generate` and vendored
+(`vectors`), so a ranker embeds only the query.
 """
 
 from __future__ import annotations
 
 import functools
-import logging
-from collections.abc import Callable, Sequence
-from pathlib import Path
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ..core.search import BM25Ranker, Hit, SearchDocument, words
+from . import minilm
+from .vectors import decode, text_digest
 
-WORDLLAMA = "wordllama==0.4.0.post1"  # = the `semantic` extra of mcpvend
-DEFAULT_ALPHA = 0.4  # the weight of BM25F: best mean recall on the LiveMCPBench tasks (bench/search.py)
+Vendored = Mapping[tuple[str, str], tuple[str, str]]  # (server, tool name) -> (text digest, encoded vector)
+
+DISTRIBUTION = minilm.DISTRIBUTION  # = the `semantic` extra of mcpvend
+PACKAGE = minilm.PACKAGE  # the module the model comes in
+MODEL = f"all-MiniLM-L6-v2 ({DISTRIBUTION}), mean pooled"  # what vendored vectors record: others' are not used
+DEFAULT_ALPHA = 0.3  # the weight of BM25F: best mean recall on the LiveMCPBench tasks (bench/search.py)
 DESCRIPTION_CHARS = 600  # what a tool does is said first; then come setup and caveats
-TOOL_CHARS = 1_000  # of name, title, description and parameters together: each token embedded costs index time
-QUERY_CHARS = 2_000  # a model may send a megabyte; each token embedded costs memory
-_DIGITS = 9  # scores are rounded so that a last-bit difference between BLAS kernels cannot reorder hits
+TOOL_CHARS = 1_000  # of server, name, description and parameters together: each token embedded costs index time
+QUERY_CHARS = 2_000  # a model may send a megabyte; each token embedded costs time
+_DIGITS = 6  # scores are rounded so that a last-bit difference between BLAS kernels cannot reorder hits
 
 
 class RankerUnavailable(ImportError):
-    """The hybrid ranker's model cannot be loaded: wordllama is missing, another release, or broken."""
-
-
-def _unavailable(why: str) -> RankerUnavailable:
-    return RankerUnavailable(f"the hybrid ranker needs {WORDLLAMA} ({why}): pip install {WORDLLAMA}")
+    """The hybrid ranker's model cannot be loaded: the `semantic` extra is missing, another release, or broken."""
 
 
 def _checked(alpha: float) -> float:
@@ -40,39 +41,24 @@ def _checked(alpha: float) -> float:
 
 
 @functools.cache
-def load_model() -> Any:
-    """wordllama's default model (l2_supercat, 256 dimensions), from the files in its wheel only.
-
-    As released, `WordLlama.load()` looks for the bundled tokenizer in `wordllama/tokenizer/`
-    while the wheel has it in `wordllama/tokenizers/`, misses, and downloads it from Hugging Face
-    with no timeout. With `cache_dir` set to the package's own directory, the weights and the
-    tokenizer both resolve there, and `disable_download=True` turns any miss into an error, never
-    a request. One model per process: it is read-only, and loading it is most of a ranker's cost.
-    """
-    root = logging.getLogger()
-    level, handlers = root.level, root.handlers[:]
+def load_model() -> minilm.MiniLM:
+    """The model, from the files in its wheel only; one per process (it is read-only, and loading is
+    most of a ranker's cost)."""
     try:
-        import wordllama  # type: ignore[import-untyped, import-not-found, unused-ignore]
-    except ImportError as exc:
-        raise _unavailable(f"it cannot be imported: {exc}") from None
-    finally:  # wordllama calls logging.basicConfig(level=INFO) on import: the root logger is the application's
-        root.setLevel(level)
-        root.handlers[:] = handlers
-    version = getattr(wordllama, "__version__", "unknown")
-    if version != WORDLLAMA.split("==")[1]:
-        raise _unavailable(f"found {version}, whose offline load path is not known")
-    directory = Path(str(wordllama.__file__)).parent  # typed `str | None` where wordllama is not installed
-    try:
-        return wordllama.WordLlama.load(config="l2_supercat", dim=256, cache_dir=directory, disable_download=True)
-    except (OSError, ValueError) as exc:
-        raise _unavailable(f"its bundled model in {directory} cannot be loaded: {exc}") from None
+        return minilm.load()
+    except minilm.ModelUnavailable as exc:
+        raise RankerUnavailable(
+            f"the hybrid ranker needs {DISTRIBUTION} ({exc}): pip install 'mcpvend[semantic]'"
+        ) from None
 
 
 def embedded_text(document: SearchDocument) -> str:
-    """What a tool is embedded as: its name in words, title, the start of its description, its parameters."""
-    parameters = " ".join(f"{words(name)} {description}" for name, description in document.parameters)
-    parts = (words(document.name), document.title, document.description[:DESCRIPTION_CHARS], parameters)
-    return " ".join(". ".join(part for part in parts if part).split())[:TOOL_CHARS]
+    """What a tool is embedded as: its server and name in words, the start of its description, and its
+    parameters' names (the server's words were worth +0.04 recall@10 on the tasks; bench/search.py)."""
+    parameters = ", ".join(words(name) for name, _ in document.parameters)
+    text = f"{words(document.server)} {words(document.name)}. {document.description[:DESCRIPTION_CHARS]}"
+    text += f" Parameters: {parameters}." if parameters else ""
+    return " ".join(text.split())[:TOOL_CHARS]
 
 
 def _unit_rows(vectors: Any) -> Any:
@@ -83,26 +69,51 @@ def _unit_rows(vectors: Any) -> Any:
     return vectors / norms
 
 
+def tool_vectors(documents: Sequence[SearchDocument], model: Any, vendored: Vendored) -> Any:
+    """One unit row per document: vendored where its text is unchanged, embedded now otherwise."""
+    import numpy as np  # type: ignore[import-not-found, unused-ignore]
+
+    texts = [embedded_text(d) for d in documents]
+    rows: list[Any] = [None] * len(texts)
+    for i, (document, text) in enumerate(zip(documents, texts, strict=True)):
+        digest, vector = vendored.get((document.server, document.name), ("", None))
+        if vector is not None and digest == text_digest(text):
+            rows[i] = decode(vector)
+    missing = [i for i, row in enumerate(rows) if row is None]
+    if missing:
+        for i, row in zip(missing, _unit_rows(model.embed([texts[i] for i in missing])), strict=True):
+            rows[i] = row
+    return np.vstack(rows).astype("float64")
+
+
 class HybridRanker:
     """`alpha` x BM25F score / best BM25F score + (1 - alpha) x cosine similarity, min-max scaled.
 
     Both parts are scaled to [0, 1] per query, so `alpha` means the same for every query: BM25F
     scores are unbounded and depend on the query's length, cosines bunch up near each other.
-    Tool vectors are computed once, here; a query costs one embedding and one matrix product.
+    Tool vectors are taken from `vendored` (made at `generate`) where the text they were made from
+    is the text now, and computed here for the rest; a query costs one embedding and one matrix product.
     Hits are sorted by rounded score, then by key; a document scoring 0 is left out.
     """
 
-    def __init__(self, documents: Sequence[SearchDocument], model: Any, *, alpha: float = DEFAULT_ALPHA) -> None:
+    def __init__(
+        self,
+        documents: Sequence[SearchDocument],
+        model: Any,
+        *,
+        alpha: float = DEFAULT_ALPHA,
+        vendored: Vendored | None = None,
+    ) -> None:
         self.documents = tuple(documents)
         self.alpha = _checked(alpha)
         self._bm25 = BM25Ranker(self.documents)  # also refuses duplicate keys
         self._model = model
         self._index = {d.key: i for i, d in enumerate(self.documents)}
-        self._vectors = _unit_rows(model.embed([embedded_text(d) for d in self.documents])) if documents else None
+        self._vectors = tool_vectors(self.documents, model, vendored or {}) if documents else None
 
     def rank(self, query: str, limit: int) -> list[Hit]:
         """The best `limit` documents for `query`, best first."""
-        if limit <= 0 or self._vectors is None:
+        if limit <= 0 or self._vectors is None or not query.strip():
             return []
         count = len(self.documents)
         lexical = [0.0] * count
@@ -118,11 +129,13 @@ class HybridRanker:
         return hits[:limit]
 
 
-def hybrid(alpha: float = DEFAULT_ALPHA) -> Callable[[Sequence[SearchDocument]], HybridRanker]:
+def hybrid(
+    alpha: float = DEFAULT_ALPHA, vendored: Vendored | None = None
+) -> Callable[[Sequence[SearchDocument]], HybridRanker]:
     """A factory of hybrid rankers, for `Catalog(ranker=...)` and `toolset(ranker=...)`.
 
-    The model is loaded here, so that a missing wordllama fails when the toolset is made, with
-    how to install it, and not in the middle of a model's search.
+    The model is loaded here, so that a missing model fails when the toolset is made, with how to
+    install it, and not in the middle of a model's search.
     """
     alpha = _checked(alpha)
-    return functools.partial(HybridRanker, model=load_model(), alpha=alpha)
+    return functools.partial(HybridRanker, model=load_model(), alpha=alpha, vendored=vendored)

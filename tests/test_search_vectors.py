@@ -1,0 +1,152 @@
+"""Tool vectors vendored at generate (`[search] semantic = true`): byte-stable, reused, checked, and used.
+
+Real runs: the demo server locked, the CLI generating in a child process with the real model, the
+package imported in a fresh interpreter. Blocking the model's import (a stub package that raises)
+stands for a machine without the `semantic` extra, or a platform the model has no wheel for.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from conftest import PY, SERVERS, mcpvend, write_config
+from mcpvend.runtime.semantic import hybrid as semantic
+from mcpvend.runtime.semantic import vectors as files
+
+VECTORS = Path("generated") / "demo" / files.FILE
+AIRPORT = "Look up an airport by its three-letter IATA code."
+
+
+def project(root: Path, *, semantic_search: bool = True) -> Path:
+    root.mkdir(exist_ok=True)
+    shutil.copy(SERVERS / "demo.py", root / "demo.py")  # a copy: a test changes a tool of it
+    write_config(root, {"demo": {"command": PY, "args": [str(root / "demo.py")]}})
+    if semantic_search:
+        config = root / "mcpvend.toml"
+        config.write_text("[search]\nsemantic = true\n\n" + config.read_text(encoding="utf-8"), encoding="utf-8")
+    assert mcpvend("lock", cwd=root).code == 0
+    return root
+
+
+def without_model(root: Path) -> dict[str, str]:
+    """An environment in which the model cannot be imported."""
+    stub = root / "no-model" / semantic.PACKAGE
+    stub.mkdir(parents=True, exist_ok=True)
+    (stub / "__init__.py").write_text("raise ImportError('not on this platform')\n", encoding="utf-8")
+    return {"PYTHONPATH": os.pathsep.join([str(root / "no-model"), os.environ.get("PYTHONPATH", "")])}
+
+
+def in_package(root: Path, script: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """`script` in a fresh interpreter that imports the generated package of `root`."""
+    environ = {**os.environ, **(env or {})}
+    environ["PYTHONPATH"] = os.pathsep.join([str(root), environ.get("PYTHONPATH", "")])
+    return subprocess.run([PY, "-c", script], cwd=root, env=environ, capture_output=True, text=True, timeout=120)
+
+
+def test_generate_vendors_one_line_per_tool_byte_identical_with_one_and_two_threads(tmp_path: Path) -> None:
+    outputs = []
+    for threads in ("1", "2"):
+        root = project(tmp_path / f"threads-{threads}")
+        env = {name: threads for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")}
+        run = mcpvend("generate", cwd=root, env=env)
+        assert run.code == 0, run.err
+        outputs.append((root / VECTORS).read_bytes())
+    assert outputs[0] == outputs[1]
+    made = files.Vectors.parse(outputs[0].decode(), "vectors.json")
+    tools = json.loads((tmp_path / "threads-1" / "lockfiles" / "demo.lock.json").read_text())["tools"]
+    assert made.model == semantic.MODEL and sorted(made.tools) == sorted(t["tool"]["name"] for t in tools)
+    assert len(outputs[0].decode().splitlines()) == len(tools) + 6  # one line per tool: a one-tool change is one line
+
+
+def test_check_on_an_unchanged_tree_needs_no_model_and_a_changed_tool_is_embedded_alone(tmp_path: Path) -> None:
+    root = project(tmp_path)
+    assert mcpvend("generate", cwd=root).code == 0
+    before = (root / VECTORS).read_text().splitlines()
+    blocked = without_model(tmp_path)
+    check = mcpvend("generate", "--check", cwd=root, env=blocked)
+    assert (check.code, check.err.strip()) == (0, "up to date: generated (1 servers, 4 tools)"), check.err
+
+    server = root / "demo.py"
+    server.write_text(server.read_text().replace(AIRPORT, AIRPORT + " Changed."))
+    assert mcpvend("lock", cwd=root).code == 0
+    refused = mcpvend("generate", cwd=root, env=blocked)  # a tool needs a vector and the model is not there
+    assert refused.code != 0 and "server 'demo': 1 tool(s) need search vectors" in refused.err
+    assert "Traceback" not in refused.err and (root / VECTORS).read_text().splitlines() == before  # nothing written
+    assert mcpvend("generate", cwd=root).code == 0
+    after = (root / VECTORS).read_text().splitlines()
+    changed = [i for i, (old, new) in enumerate(zip(before, after, strict=True)) if old != new]
+    assert len(changed) == 1 and '"airports.find-by-code"' in after[changed[0]]
+
+
+def test_full_replaces_a_tampered_vector_and_keeps_the_others_byte_for_byte(tmp_path: Path) -> None:
+    root = project(tmp_path)
+    assert mcpvend("generate", cwd=root).code == 0
+    made = files.Vectors.parse((root / VECTORS).read_text(), "vectors.json")
+    name, (digest, vector) = sorted(made.tools.items())[0]
+    flipped = files.encode(-files.decode(vector))  # points the other way: the search would rank it wrongly
+    tampered = files.Vectors(made.model, {**made.tools, name: (digest, flipped)})
+    (root / VECTORS).write_text(tampered.render())
+    assert mcpvend("generate", "--check", "--full", cwd=root).code != 0  # stale: the vector is not the model's
+    assert mcpvend("generate", "--full", cwd=root).code == 0
+    assert files.Vectors.parse((root / VECTORS).read_text(), "vectors.json") == made
+
+
+def test_the_default_search_is_semantic_with_vendored_vectors_and_bm25f_without_the_model(tmp_path: Path) -> None:
+    root = project(tmp_path)
+    assert mcpvend("generate", cwd=root).code == 0
+    script = (
+        "import warnings, generated\n"
+        "warnings.simplefilter('always')\n"
+        "ts = generated.toolset(mode='routed')\n"
+        "print(type(ts.catalog._ranker).__name__)\n"
+        "print(*[e.provider for e in ts.catalog.search('how warm is it in kelvin', 1)])\n"
+    )
+    ranked = in_package(root, script)
+    assert ranked.returncode == 0, ranked.stderr
+    assert ranked.stdout.split() == ["HybridRanker", "demo__convert_temperature"] and ranked.stderr == ""
+    fallback = in_package(root, script, without_model(tmp_path))
+    assert fallback.returncode == 0, fallback.stderr
+    assert fallback.stdout.split()[0] == "BM25Ranker"
+    warned = [line for line in fallback.stderr.splitlines() if "tool search ranks with BM25F" in line]
+    assert len(warned) == 1 and "not on this platform" in warned[0]
+
+
+def test_vectors_of_another_model_are_not_used_and_say_regenerate(tmp_path: Path) -> None:
+    root = project(tmp_path)
+    assert mcpvend("generate", cwd=root).code == 0
+    made = files.Vectors.parse((root / VECTORS).read_text(), "vectors.json")
+    (root / VECTORS).write_text(files.Vectors("another-model 1.0", made.tools).render())
+    shown = in_package(root, "import generated\nprint(generated.toolset(mode='routed').catalog.search('kelvin', 1))")
+    assert shown.returncode == 0, shown.stderr
+    assert "was made with another-model 1.0" in shown.stderr and "run `mcpvend generate`" in shown.stderr
+    assert "convert_temperature" in shown.stdout  # still found: the tools were embedded on the spot
+
+
+def test_a_package_without_vectors_keeps_bm25f_and_no_model_is_loaded(tmp_path: Path) -> None:
+    root = project(tmp_path, semantic_search=False)
+    assert mcpvend("generate", cwd=root).code == 0
+    assert not (root / VECTORS).exists()
+    script = "import sys, generated\nts = generated.toolset(mode='routed')\nprint(type(ts.catalog._ranker).__name__)"
+    shown = in_package(root, script + f"\nprint({semantic.PACKAGE!r} in sys.modules)")
+    assert shown.stdout.split() == ["BM25Ranker", "False"], shown.stderr
+
+
+@pytest.mark.parametrize(
+    ("table", "message"),
+    [
+        ("[search]\nsemantic = 'yes'\n", "[search] semantic must be true or false, not 'yes'"),
+        ("[search]\nmodel = 'x'\n", "[search]: unknown key 'model' (expected 'semantic')"),
+        ("search = 1\n", "'search' must be a table"),
+    ],
+)
+def test_a_bad_search_table_is_one_line_naming_the_key(tmp_path: Path, table: str, message: str) -> None:
+    shutil.copy(project(tmp_path, semantic_search=False) / "mcpvend.toml", tmp_path / "base.toml")
+    (tmp_path / "mcpvend.toml").write_text(table + (tmp_path / "base.toml").read_text())
+    run = mcpvend("generate", cwd=tmp_path)
+    assert run.code == 2 and message in run.err and "Traceback" not in run.err, run.err
