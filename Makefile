@@ -33,18 +33,19 @@ $(CONFORMANCE_DIR)/node_modules/.installed: $(CONFORMANCE_DIR)/package.json $(CO
 	cd $(CONFORMANCE_DIR) && npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
-## demo: lock the in-repo demo server and generate the typed package (offline: no network)
+## demo: lock the in-repo demo server, generate the typed package, then tour them (offline: no network)
 demo: $(VENV)/.base
 	$(BIN)/mcpvend lock demo
 	$(BIN)/mcpvend generate
+	$(BIN)/python demo/tour.py
 
 ## test: lint, type-check and run the whole suite against real servers
 test: $(VENV)/.installed $(NODE_DIR)/node_modules/.installed $(CONFORMANCE_DIR)/node_modules/.installed lint
 	$(BIN)/python -m pytest
 
 lint: $(VENV)/.installed
-	$(BIN)/ruff check generator tests bench
-	$(BIN)/ruff format --check generator tests bench
+	$(BIN)/ruff check generator tests bench demo
+	$(BIN)/ruff format --check generator tests bench demo
 	$(BIN)/mypy
 	$(BIN)/pyright
 
