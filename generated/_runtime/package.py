@@ -132,15 +132,16 @@ class PackageToolsets:
                 errlog=connection.errlog,
                 handlers=connection.handlers,
             )
+        vendored = self._vendored({s: manifests[s][0] for s in chosen})
         catalog = Catalog(
             entries,
             servers=chosen,
             bundles=None if routing is None else routing.bundles,
             tool_filter=Filter(tuple(allow), tuple(deny)),
-            ranker=ranker_factory(search.ranker, self._vendored({s: manifests[s][0] for s in chosen})),
+            ranker=ranker_factory(search.ranker, vendored),
         )
         stubs = load_stubs(self.package, [(s, manifests[s][0], manifests[s][1].tools) for s in chosen])
-        return ToolSet(
+        toolset = ToolSet(
             catalog,
             pool=Pool(connections),
             mode=mode,
@@ -153,3 +154,6 @@ class PackageToolsets:
             code=code,
             stubs=stubs,
         )
+        if toolset.mode == "routed" and search.ranker is None and vendored is not None:
+            catalog.index()  # the model is loaded already: the first search_tools call then embeds only its query
+        return toolset

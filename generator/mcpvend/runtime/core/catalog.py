@@ -170,3 +170,7 @@ class Catalog:
 
     def search(self, query: str, limit: int) -> list[Entry]:
         return [self.by_provider[hit.key] for hit in self._ranker.rank(query, limit)]
+
+    def index(self) -> None:
+        """Build the search index now rather than at the first search (which then costs one query)."""
+        _ = self._ranker
