@@ -9,7 +9,7 @@ CONFORMANCE_DIR := tests/conformance
 # the venv's, with mcp-server-time in it, whatever PATH says.)
 export PATH := $(BIN):$(PATH)
 
-.PHONY: demo test lint bench long lock-examples clean
+.PHONY: demo test lint docs docs-serve bench long lock-examples clean
 
 # constraints.txt pins every package: the golden record (generated/) is only byte-stable
 # for the exact black and datamodel-code-generator versions that produced it.
@@ -44,10 +44,18 @@ test: $(VENV)/.installed $(NODE_DIR)/node_modules/.installed $(CONFORMANCE_DIR)/
 	$(BIN)/python -m pytest
 
 lint: $(VENV)/.installed
-	$(BIN)/ruff check generator tests bench demo
-	$(BIN)/ruff format --check generator tests bench demo
+	$(BIN)/ruff check generator tests bench demo docs
+	$(BIN)/ruff format --check generator tests bench demo docs
 	$(BIN)/mypy
 	$(BIN)/pyright
+
+## docs: build the documentation site into site/ (offline; --strict: a broken link fails)
+docs: $(VENV)/.installed
+	$(BIN)/python -m mkdocs build --strict
+
+## docs-serve: serve the documentation on http://127.0.0.1:8000, rebuilt on every change
+docs-serve: $(VENV)/.installed
+	$(BIN)/python -m mkdocs serve --strict --dev-addr 127.0.0.1:8000
 
 ## bench: run every benchmark in bench/ and write their figures to bench/RESULTS.md
 bench: $(VENV)/.installed $(NODE_DIR)/node_modules/.installed
@@ -64,4 +72,4 @@ lock-examples: $(VENV)/.installed $(NODE_DIR)/node_modules/.installed
 	$(BIN)/mcpvend lock
 
 clean:
-	rm -rf $(VENV) $(NODE_DIR)/node_modules $(CONFORMANCE_DIR)/node_modules .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) $(NODE_DIR)/node_modules $(CONFORMANCE_DIR)/node_modules .pytest_cache .mypy_cache .ruff_cache site

@@ -48,7 +48,7 @@ FILES = {
 }
 NEXT = (
     ("make test", "lint, type-check and run the whole suite (installs the test tools and npm servers)"),
-    ("README.md", "the docs: lockfiles, drift kinds, ToolSet modes, agent frameworks, code mode"),
+    ("make docs", "the documentation site: the tutorial (docs/tutorial.md), how-to guides, reference"),
     ("mcpvend init", "in your own project: write mcpvend.toml from .mcp.json, Claude Desktop or Cursor"),
     ("mcpvend lock", "then `mcpvend generate`: your servers' lockfiles and your typed package"),
 )

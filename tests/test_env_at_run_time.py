@@ -75,7 +75,7 @@ def readme_project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     and the remote one left out (example.com serves nothing); locked and generated with a fake `python` first
     on PATH, TZ unset and GITHUB_TOKEN set."""
     root = tmp_path_factory.mktemp("readme-config")
-    (block,) = [b for b in fenced("toml") if "[servers." in b]
+    (block,) = [b for b in fenced("toml") if "[servers.time]" in b]  # the configuration reference's example
     config = block.replace('command = "npx"', 'command = "python"')
     config = config.replace('args = ["-y", "@modelcontextprotocol/server-github"]', f"args = [{json.dumps(ECHO)}]")
     config = re.sub(r"\[servers\.remote\].*?(?=^\[lint\])", "", config, flags=re.DOTALL | re.MULTILINE)

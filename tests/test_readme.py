@@ -1,11 +1,13 @@
-"""Every example in README.md runs: each command line, Python block, config and table.
+"""Every example in README.md and in the documentation (docs/) runs: each command line, Python block, config and table.
 
-A command the README shows but this file does not know fails `test_every_readme_command_is_exercised`,
-so an example cannot be added without a test.
+A command a page shows but this file does not know fails `test_every_readme_command_is_exercised`,
+so an example cannot be added without a test. The tutorial (docs/tutorial.md) is run in order by
+tests/test_tutorial.py instead; tests/test_docs.py fails on a code block that no test reads.
 """
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import re
@@ -22,22 +24,38 @@ import yaml
 from mcp import Client, StdioServerParameters
 
 from conftest import PY, REPO, SERVERS, lock_documents, mcpvend, node_server
+from mcpvend import __version__
 from mcpvend.config import load_config
 from mcpvend.drift.compare import KINDS
 from mcpvend.drift.lint import RULES
 
-README = (REPO / "README.md").read_text(encoding="utf-8")
+DOCS = REPO / "docs"
+# Every page whose examples this file runs, by its path: the README and the docs but the tutorial.
+PAGES = {
+    "README.md": (REPO / "README.md").read_text(encoding="utf-8"),
+    **{
+        p.relative_to(REPO).as_posix(): p.read_text(encoding="utf-8")
+        for p in sorted(DOCS.rglob("*.md"))
+        if p.name != "tutorial.md"
+    },
+}
 MCPVEND = str(Path(PY).parent / "mcpvend")
 
 
 def fenced(language: str) -> list[str]:
-    return re.findall(rf"^```{language}\n(.*?)^```", README, flags=re.DOTALL | re.MULTILINE)
+    return [
+        block
+        for text in PAGES.values()
+        for block in re.findall(rf"^```{language}\n(.*?)^```", text, flags=re.DOTALL | re.MULTILINE)
+    ]
 
 
 def section(title: str) -> str:
-    start = README.index(f"\n{title}\n")
-    end = README.find("\n## ", start + len(title) + 2)
-    return README[start : end if end > 0 else None]
+    """A section of the one page that has it, up to the next heading of its level."""
+    (page,) = [text for text in PAGES.values() if f"\n{title}\n" in text]
+    start = page.index(f"\n{title}\n")
+    end = page.find("\n## ", start + len(title) + 2)
+    return page[start : end if end > 0 else None]
 
 
 def shell_lines(text: str) -> list[str]:
@@ -53,7 +71,7 @@ def shell_lines(text: str) -> list[str]:
 
 
 def readme_commands() -> list[str]:
-    """Every `mcpvend ...` line of the README's sh blocks and of its CI recipe's `run:` steps."""
+    """Every `mcpvend ...` line of the pages' sh blocks and of the CI recipe's `run:` steps."""
     lines = [line for block in fenced("sh") for line in shell_lines(block) if line.startswith("mcpvend ")]
     for block in fenced("yaml"):
         steps = yaml.safe_load(block)
@@ -218,12 +236,14 @@ def test_readme_python_block_runs(index: int) -> None:
 
 
 def test_readme_serve_client_config_starts_the_server() -> None:
-    (block,) = [b for b in fenced("json") if "mcpServers" in b]
-    (entry,) = json.loads(block)["mcpServers"].values()
-    assert entry["command"] == "mcpvend"
-    params = StdioServerParameters(command=MCPVEND, args=entry["args"], cwd=str(REPO), env=dict(os.environ))
-    names = anyio_run(list_tools, params)
-    assert names[-1] == "get_tool_schema" and "demo__convert_temperature" in names  # compact, as the args say
+    blocks = [b for b in fenced("json") if "mcpServers" in b]
+    assert blocks
+    for block in blocks:
+        (entry,) = json.loads(block)["mcpServers"].values()
+        assert entry["command"] == "mcpvend"
+        params = StdioServerParameters(command=MCPVEND, args=entry["args"], cwd=str(REPO), env=dict(os.environ))
+        names = anyio_run(list_tools, params)
+        assert names[-1] == "get_tool_schema" and "demo__convert_temperature" in names  # compact, as the args say
 
 
 def test_readme_report_json_has_the_shape_diff_prints(tmp: Path) -> None:
@@ -237,8 +257,16 @@ def test_readme_report_json_has_the_shape_diff_prints(tmp: Path) -> None:
     assert set(shown["sections"][0]["findings"][0]) == set(real["sections"][0]["findings"][0])
 
 
+def test_every_config_block_loads(tmp_path: Path) -> None:
+    blocks = [b for b in fenced("toml") if "[servers." in b]
+    assert len(blocks) > 1
+    for block in blocks:
+        (tmp_path / "mcpvend.toml").write_text(block)
+        assert load_config(tmp_path / "mcpvend.toml").servers, block
+
+
 def test_readme_config_loads(tmp_path: Path) -> None:
-    (block,) = [b for b in fenced("toml") if "[servers." in b]
+    (block,) = [b for b in fenced("toml") if "[servers.time]" in b]
     (tmp_path / "mcpvend.toml").write_text(block)
     config = load_config(tmp_path / "mcpvend.toml")
     assert set(config.servers) == {"time", "github", "remote", "tracker", "legacy"}
@@ -247,6 +275,18 @@ def test_readme_config_loads(tmp_path: Path) -> None:
     assert tracker.auth is not None and tracker.auth.scopes == ("issues:read",)
     assert (legacy.transport, legacy.token) == ("sse", "${LEGACY_TOKEN}")
     assert config.semantic
+
+
+def test_readme_routing_config_loads(tmp_path: Path) -> None:
+    from mcpvend.runtime.routing.rules import load_routing
+
+    (block,) = [b for b in fenced("toml") if "[routing]" in b]
+    (tmp_path / "mcpvend.toml").write_text(block)
+    routing = load_routing(tmp_path / "mcpvend.toml")
+    assert list(routing.default_bundles or ()) == ["clock"]
+    assert set(routing.bundles or {}) == {"clock", "trips"}
+    assert [r.get("name") for r in routing.routes] == [None, "travel"]
+    assert routing.descriptions == {"trips": "Find airports, price and cancel trips"}
 
 
 def test_readme_formatter_exclusions_are_what_init_writes(tmp_path: Path) -> None:
@@ -259,8 +299,60 @@ def test_readme_formatter_exclusions_are_what_init_writes(tmp_path: Path) -> Non
 
 def test_readme_pre_commit_hooks_exist() -> None:
     hooks = {hook["id"] for hook in yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text())}
-    (config,) = [yaml.safe_load(b) for b in fenced("yaml") if "repos:" in b]
-    assert {hook["id"] for repo in config["repos"] for hook in repo["hooks"]} == hooks
+    configs = [yaml.safe_load(b) for b in fenced("yaml") if "repos:" in b]
+    assert configs
+    for config in configs:
+        assert {hook["id"] for repo in config["repos"] for hook in repo["hooks"]} == hooks
+
+
+def test_readme_sketches_compile() -> None:
+    """A `py` block is a sketch (a framework's objects are not set up); it compiles, and the adapters it names exist."""
+    from mcpvend.runtime.toolset import ToolSet
+
+    sketches = fenced("py")
+    assert sketches
+    for sketch in sketches:
+        compile(sketch, "<docs>", "exec", flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
+        for method in re.findall(r"\bts\.(\w+)\(", sketch):
+            assert hasattr(ToolSet, method), method
+
+
+def test_readme_audit_records_are_what_the_trail_writes() -> None:
+    """Each record shown has the header fields and only fields the event's row of the audit table names."""
+    table = dict(re.findall(r"^\| `(\w+)` \| (.+) \|$", section("## The audit trail"), flags=re.MULTILINE))
+    header = {"version", "event", "time", "run", "conversation", "step"}
+    lines = [line for block in fenced("jsonl") for line in block.splitlines() if line.strip()]
+    assert lines
+    for line in lines:
+        record = json.loads(line)
+        assert header <= set(record) and record["version"] == 1, line
+        named = set(re.findall(r"`(\w+)`", table[record["event"]].split(" (")[0])) | set(
+            re.findall(r"`(\w+)`", table[record["event"]])
+        )
+        assert set(record) - header <= named, set(record) - header - named
+
+
+# Shell lines that are not mcpvend commands, each checked against what it names.
+def check_other_line(line: str) -> None:
+    if match := re.fullmatch(r"make (\S+)", line):
+        assert re.search(rf"^{re.escape(match[1])}:", (REPO / "Makefile").read_text(), flags=re.MULTILINE), line
+    elif line.startswith(("pip ", "python -m pip ")):
+        extras = (REPO / "pyproject.toml").read_text()
+        for extra in re.findall(r"mcpvend\[([\w-]+)\]", line):
+            assert re.search(rf"^{re.escape(extra)} = \[", extras, flags=re.MULTILINE), (line, extra)
+        for wheel in re.findall(r"mcpvend-([\w.]+)-py3-none-any\.whl", line):
+            assert wheel == __version__, line
+        assert "-c constraints.txt" not in line or (REPO / "constraints.txt").is_file()
+    else:
+        raise AssertionError(f"no check for the shell line {line!r}")
+
+
+def test_other_shell_lines() -> None:
+    others = [line for block in fenced("sh") for line in shell_lines(block) if not line.startswith("mcpvend ")]
+    assert others
+    for line in others:
+        for part in line.split(" && "):
+            check_other_line(part.strip())
 
 
 # --- tables and listings -------------------------------------------------------------------------
@@ -272,6 +364,7 @@ def first_column(text: str) -> list[str]:
 
 def test_readme_lockfile_table_lists_every_key() -> None:
     keys = [k for k in first_column(section("## The lockfile")) if "[]" not in k]
+    assert keys
     assert sorted(keys) == sorted(json.loads((REPO / "lockfiles" / "demo.lock.json").read_text()))
 
 

@@ -190,7 +190,7 @@ def test_step_5_reports_the_changed_description(runs: Runs) -> None:
 
 def test_the_tour_ends_with_what_to_run_next(runs: Runs) -> None:
     tail = runs.piped.output.rstrip().rsplit("\nNext\n", 1)[1]
-    assert [line.split()[0] for line in tail.splitlines()[:2]] == ["make", "README.md"]
+    assert [line.split()[:2] for line in tail.splitlines()[:2]] == [["make", "test"], ["make", "docs"]]
     assert re.search(r"^   mcpvend init  +in your own project", tail, re.M)
 
 

@@ -375,7 +375,13 @@ def lint(options: Options, servers: tuple[str, ...], fmt: str, fail_on: str, ign
 
 @main.command()
 @click.argument("servers", nargs=-1)
-@click.option("--context-window", type=click.IntRange(min=1), default=128_000, show_default=True)
+@click.option(
+    "--context-window",
+    type=click.IntRange(min=1),
+    default=128_000,
+    show_default=True,
+    help="For the auto mode's figures.",
+)
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @click.pass_obj
 def show(options: Options, servers: tuple[str, ...], context_window: int, fmt: str) -> None:

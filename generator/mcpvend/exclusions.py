@@ -47,7 +47,10 @@ def exclude_output(project: Path, output: str = "generated") -> list[str]:
     `init` was asked for is written already, and the exclusions can be added by hand.
     """
     path = project / PYPROJECT
-    manual = f"add the exclusions of the README's 'Generated code and your tools' to {path} yourself"
+    manual = (
+        "add the exclusions of the documentation's 'Generated code and your tools' "
+        f"(Reference: The generated package) to {path} yourself"
+    )
     try:
         original = files.read_text(path) if path.exists() else ""
         tools = tomllib.loads(original).get("tool", {}) if original else {}

@@ -137,5 +137,8 @@ def _markdown(sections: Sequence[Section]) -> str:
                 out += ["", *_fenced(diff, "diff"), ""]
             out += ["</details>"]
         out.append("")
-    out.append(f"<sub>{len(KINDS)} finding kinds; see the mcpvend README for what each means.</sub>")
+    out.append(
+        f"<sub>{len(KINDS)} finding kinds; see mcpvend's documentation "
+        "(Reference: Findings and lint rules) for what each means.</sub>"
+    )
     return "\n".join(out) + "\n"
