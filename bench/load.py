@@ -108,10 +108,10 @@ async def load(
         await ts.call("crashy__pid", {})  # start the server outside the timing
         attempt = connection.call
 
-        async def counting(entry: Any, arguments: Any) -> Any:
-            result = await attempt(entry, arguments)
+        async def counting(tool: str, arguments: Any, label: str) -> Any:  # Connection.call's own signature
+            result = await attempt(tool, arguments, label)
             if result is None:
-                cut_short[entry.name] = cut_short.get(entry.name, 0) + 1
+                cut_short[tool] = cut_short.get(tool, 0) + 1
             return result
 
         connection.call = counting
