@@ -150,3 +150,16 @@ def test_a_bad_search_table_is_one_line_naming_the_key(tmp_path: Path, table: st
     (tmp_path / "mcpvend.toml").write_text(table + (tmp_path / "base.toml").read_text())
     run = mcpvend("generate", cwd=tmp_path)
     assert run.code == 2 and message in run.err and "Traceback" not in run.err, run.err
+
+
+def test_a_corrupt_vectors_file_is_named_at_toolset_and_generate_writes_it_anew(tmp_path: Path) -> None:
+    root = project(tmp_path)
+    assert mcpvend("generate", cwd=root).code == 0
+    made = (root / VECTORS).read_text()
+    (root / VECTORS).write_text('{"format": 1, "model": "x", "tools": {"a": 5}}\n')
+    shown = in_package(root, "import generated\ngenerated.toolset(mode='routed')")
+    assert shown.returncode != 0
+    assert "generated/demo/vectors.json is not a vectors file mcpvend wrote" in shown.stderr
+    assert shown.stderr.rstrip().endswith("run `mcpvend generate`")
+    assert mcpvend("generate", "--full", cwd=root).code == 0  # the file on disk is not trusted, nor needed
+    assert (root / VECTORS).read_text() == made

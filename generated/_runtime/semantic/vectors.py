@@ -11,6 +11,7 @@ its digest is that of the text the runtime would embed now; any other tool is em
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import importlib.resources
 import json
@@ -75,8 +76,10 @@ class Vectors:
         return cls(data["model"], tools)
 
 
+@functools.cache
 def load(package: str) -> Vectors | None:
-    """The vectors vendored in `package` (a server's subpackage), or None when it has none."""
+    """The vectors vendored in `package` (a server's subpackage), or None when it has none; read once
+    per process, since a package's files do not change under it and toolset() may be called per conversation."""
     resource = importlib.resources.files(package).joinpath(FILE)
     try:
         text = resource.read_text(encoding="utf-8")

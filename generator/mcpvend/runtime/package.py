@@ -131,7 +131,9 @@ class PackageToolsets:
                 errlog=connection.errlog,
                 handlers=connection.handlers,
             )
-        vendored = self._vendored({s: manifests[s][0] for s in chosen})
+        # Only the default and the hybrid use vendored vectors: `bm25` or a factory of one's own reads none.
+        uses_vectors = search.ranker is None or search.ranker == "hybrid"
+        vendored = self._vendored({s: manifests[s][0] for s in chosen}) if uses_vectors else None
         catalog = Catalog(
             entries,
             servers=chosen,

@@ -212,9 +212,9 @@ class Connection:
             with contextlib.suppress(BaseException):
                 await asyncio.shield(holder)
             if isinstance(exc, TimeoutError):
-                why = f"it did not start within {self.start_limit:g} s"
-                self._failed(why)
-                raise CallFailed(f"server '{self.manifest.server}' {why.removeprefix('it ')}") from None
+                why = f"did not start within {self.start_limit:g} s"
+                self._failed(f"it {why}")
+                raise CallFailed(f"server '{self.manifest.server}' {why}") from None
             if not isinstance(exc, Exception):
                 raise
             message = failures.not_started(self.manifest.server, exc, self.target.secret_values())
