@@ -7,10 +7,12 @@ import os
 import shutil
 import subprocess
 import sysconfig
+import tomllib
 import zipfile
 from pathlib import Path
 
 import pytest
+from packaging.requirements import Requirement
 
 from conftest import PY, REPO
 from mcpvend import __version__ as VERSION
@@ -57,6 +59,14 @@ def test_the_wheel_holds_one_package_mcpvend_with_its_templates_and_nothing_else
     modules = sorted(p.relative_to(source).as_posix() for p in (source / "mcpvend").rglob("*.py"))
     assert sorted(n for n in names if n.endswith(".py")) == modules
     assert wheel.name == f"mcpvend-{VERSION}-py3-none-any.whl"
+
+
+def test_the_test_extra_installs_every_other_extra_so_ci_runs_what_users_install() -> None:
+    """`make test` installs `.[test]` alone: an extra's requirement missing there is untested in CI."""
+    extras = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]["optional-dependencies"]
+    tested = {str(Requirement(r)) for r in extras.pop("test")}
+    missing = {name: sorted({str(Requirement(r)) for r in reqs} - tested) for name, reqs in extras.items()}
+    assert {name: reqs for name, reqs in missing.items() if reqs} == {}
 
 
 def test_the_editable_install_is_a_path_entry_not_an_import_hook() -> None:
