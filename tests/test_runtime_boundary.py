@@ -9,6 +9,7 @@ appear in annotations (under TYPE_CHECKING) and nowhere else.
 from __future__ import annotations
 
 import ast
+import functools
 import sys
 from importlib import metadata
 from pathlib import Path
@@ -41,7 +42,8 @@ FRAMEWORKS: dict[str, set[str]] = {
 }
 
 
-def allowed() -> set[str]:
+@functools.cache  # reading every installed distribution takes seconds; the answer is the same per run
+def allowed() -> frozenset[str]:
     """Import names of the standard library, `mcp`, `mcp`'s own (non-extra) requirements here, and
     jsonschema's: its `referencing` registry is what keeps a validator from reading a `$ref`'s URL."""
     distributions = {"mcp"}
@@ -55,7 +57,7 @@ def allowed() -> set[str]:
         for module, owners in metadata.packages_distributions().items()
         if any(owner.lower().replace("_", "-") in distributions for owner in owners)
     }
-    return set(sys.stdlib_module_names) | names
+    return frozenset(sys.stdlib_module_names) | names
 
 
 def _type_checking(node: ast.If) -> bool:
