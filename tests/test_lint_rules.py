@@ -356,3 +356,10 @@ def test_protocol_rules_flag_an_invalid_x_mcp_header_and_a_task_only_tool() -> N
     (task,) = lint_tool({"name": "t", "inputSchema": good, "execution": {"taskSupport": "required"}})
     assert (task.rule, task.pointer) == ("task-required", "/execution/taskSupport")
     assert lint_tool({"name": "t", "inputSchema": good, "execution": {"taskSupport": "optional"}}) == []
+    # Off the properties chain, under a list or deep in a subschema: still found (and the SDK asked).
+    for schema in (
+        {"type": "object", "properties": {"r": {"type": "array", "items": {"type": "string", "x-mcp-header": "R"}}}},
+        {"type": "object", "anyOf": [{"properties": {"r": {"type": "string", "x-mcp-header": "R"}}}]},
+    ):
+        (nested,) = lint_tool({"name": "t", "inputSchema": schema})
+        assert nested.rule == "invalid-mcp-header" and "not reachable via a pure `properties` chain" in nested.message

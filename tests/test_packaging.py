@@ -119,3 +119,25 @@ def test_start_up_imports_nothing_heavy(args: tuple[str, ...], tmp_path: Path) -
     )
     result = run(PY, "-c", probe, cwd=tmp_path)
     assert result.stdout.strip().splitlines()[-1] == "0 []", result
+
+
+@pytest.mark.parametrize(
+    "args", [("lint",), ("generate", "--check"), ("diff", "lockfiles/demo.lock.json", "lockfiles/demo.lock.json")]
+)
+def test_the_pre_commit_commands_do_not_import_the_sdk(args: tuple[str, ...]) -> None:
+    """Pre-commit runs them on every commit, and importing `mcp` alone costs 1-2 s: no server, no SDK."""
+    probe = (
+        "import sys\nfrom mcpvend.cli import main\n"
+        f"try:\n    main({list(args)!r})\nexcept SystemExit as e:\n    code = e.code\n"
+        "print(code, sorted(m for m in ('mcp', 'mcp.client', 'mcp.server') if m in sys.modules))\n"
+    )
+    result = run(PY, "-c", probe, cwd=REPO)
+    assert result.stdout.strip().splitlines()[-1] == "0 []", result
+
+
+def test_lint_names_the_sdks_header_key() -> None:
+    from mcp.shared.inbound import X_MCP_HEADER_KEY
+
+    from mcpvend.drift.lint import X_MCP_HEADER
+
+    assert X_MCP_HEADER == X_MCP_HEADER_KEY

@@ -13,8 +13,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from mcpvend.config import Config
-from mcpvend.lock.lockfile import Lockfile
-from mcpvend.lock.snapshot import task_only
+from mcpvend.lock.lockfile import Lockfile, task_only
 from mcpvend.runtime.core.budget import Budget
 from mcpvend.runtime.core.catalog import Catalog, Entry
 from mcpvend.runtime.core.specs import compact_spec, full_spec, tokens

@@ -20,12 +20,14 @@ from mcpvend.drift import character_checks as chars
 from mcpvend.drift import wording_checks as words
 from mcpvend.drift.character_checks import Span
 from mcpvend.drift.character_checks import visible as visible
+from mcpvend.lock.lockfile import task_only
 from mcpvend.schema_walk import escape, leaving_references, walk
 
 Severity = Literal["low", "medium", "high"]
 
 MAX_LENGTH = 2000
 EXCERPT_LENGTH = 80
+X_MCP_HEADER = "x-mcp-header"  # the SDK's X_MCP_HEADER_KEY
 RULES: dict[str, tuple[Severity, str]] = {
     "hidden-instruction": ("high", "wording that steers the model covertly or keeps things from the user"),
     "invisible-unicode": (
@@ -124,20 +126,41 @@ def lint_tool(
 def protocol_findings(tool: Mapping[str, Any]) -> Iterator[LintFinding]:
     """What breaks a tool at run time whatever its text: an invalid x-mcp-header (locked over stdio, it
     fails the day the server moves to HTTP) and a tool that runs only as a task."""
-    from mcp.shared.inbound import find_invalid_x_mcp_header
-
     name = tool.get("name")
     name = name if isinstance(name, str) else ""
-    if (why := find_invalid_x_mcp_header(tool.get("inputSchema"))) is not None:
+    if (why := _invalid_mcp_header(tool.get("inputSchema"))) is not None:
         message = f"{why}: over HTTP a client must drop this tool"
         yield LintFinding(
             "invalid-mcp-header", RULES["invalid-mcp-header"][0], name, "/inputSchema", 0, 0, _excerpt(why), message
         )
-    execution = tool.get("execution")
-    if isinstance(execution, Mapping) and execution.get("taskSupport") == "required":
+    if task_only(tool):
         message = "the tool runs only as a task (the tasks extension), which mcpvend does not run: every call fails"
         rule = "task-required"
         yield LintFinding(rule, RULES[rule][0], name, "/execution/taskSupport", 0, 0, "required", message)
+
+
+def _invalid_mcp_header(schema: Any) -> str | None:
+    """The SDK's verdict on the schema's `x-mcp-header` annotations. Importing the SDK costs about 2 s,
+    most of a `lint` run, so it is asked only when the key appears somewhere in the schema."""
+    if not _mentions(schema, X_MCP_HEADER):
+        return None
+    from mcp.shared.inbound import find_invalid_x_mcp_header
+
+    return find_invalid_x_mcp_header(schema)
+
+
+def _mentions(value: Any, key: str) -> bool:
+    """Whether any object nested in `value` has `key` (a superset of the SDK's schema positions)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, Mapping):
+            if key in item:
+                return True
+            stack.extend(item.values())
+        elif isinstance(item, list | tuple):
+            stack.extend(item)
+    return False
 
 
 def external_refs(tool: Mapping[str, Any]) -> Iterator[LintFinding]:

@@ -76,6 +76,12 @@ def dumps(document: Mapping[str, Any]) -> str:
     return json.dumps(as_served(document), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 
 
+def task_only(tool: Mapping[str, Any]) -> bool:
+    """A tool that runs only as a task (the tasks extension), which mcpvend does not run."""
+    execution = tool.get("execution")
+    return isinstance(execution, Mapping) and execution.get("taskSupport") == "required"
+
+
 def as_served(document: Mapping[str, Any]) -> dict[str, Any]:
     """`document` with sorted keys, except in each `tools[].tool` (lockfiles and manifests alike)."""
     ordered = _sorted({k: v for k, v in document.items() if k != "tools"})

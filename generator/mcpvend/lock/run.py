@@ -14,7 +14,8 @@ from mcpvend.config import Config, ServerConfig
 from mcpvend.errors import MCPVendError
 from mcpvend.lock import lockfile
 from mcpvend.lock.digests import NumberOutOfRange, canonical
-from mcpvend.lock.snapshot import Rejected, Snapshot, take_snapshot, task_only
+from mcpvend.lock.lockfile import task_only
+from mcpvend.lock.snapshot import Rejected, Snapshot, take_snapshot
 from mcpvend.runtime.client import files
 from mcpvend.runtime.client.files import sweep_temporaries, write_atomic
 

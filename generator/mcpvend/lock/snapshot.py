@@ -189,12 +189,6 @@ def _judge_all(
     return [kept[n] for n in sorted(kept)], sorted(unique.values(), key=lambda r: (r.name, r.reason))
 
 
-def task_only(tool: Mapping[str, Any]) -> bool:
-    """A tool that runs only as a task (the tasks extension), which mcpvend does not run."""
-    execution = tool.get("execution")
-    return isinstance(execution, Mapping) and execution.get("taskSupport") == "required"
-
-
 def _header_problem(schema: Any) -> str | None:
     """Over HTTP a client must drop a tool whose `x-mcp-header` annotation is invalid (MCP 2026-07-28)."""
     from mcp.shared.inbound import find_invalid_x_mcp_header
