@@ -31,6 +31,7 @@ def commands() -> dict[str, list[str]]:
         "mcpvend --version": [mcpvend, "--version"],
         "mcpvend --help": [mcpvend, "--help"],
         "mcpvend generate --check": [mcpvend, "generate", "--check"],
+        "mcpvend lint": [mcpvend, "lint"],  # the other pre-commit hook
         "mcpvend show time": [mcpvend, "show", "time"],
     }
 

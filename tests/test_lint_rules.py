@@ -360,6 +360,7 @@ def test_protocol_rules_flag_an_invalid_x_mcp_header_and_a_task_only_tool() -> N
     for schema in (
         {"type": "object", "properties": {"r": {"type": "array", "items": {"type": "string", "x-mcp-header": "R"}}}},
         {"type": "object", "anyOf": [{"properties": {"r": {"type": "string", "x-mcp-header": "R"}}}]},
+        {"type": "object", "properties": {"r": {"type": "string", "contentSchema": {"x-mcp-header": "R"}}}},
     ):
         (nested,) = lint_tool({"name": "t", "inputSchema": schema})
         assert nested.rule == "invalid-mcp-header" and "not reachable via a pure `properties` chain" in nested.message

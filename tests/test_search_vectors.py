@@ -117,6 +117,31 @@ def test_the_default_search_is_semantic_with_vendored_vectors_and_bm25f_without_
     assert len(warned) == 1 and "not on this platform" in warned[0]
 
 
+def test_a_routed_toolset_builds_its_index_so_the_first_search_embeds_only_the_query(tmp_path: Path) -> None:
+    root = project(tmp_path)
+    assert mcpvend("generate", cwd=root).code == 0
+    script = (
+        "import generated\n"
+        "from generated._runtime.semantic.hybrid import load_model\n"
+        "model = load_model()\n"
+        "embed, embedded = model.embed, []\n"
+        "model.embed = lambda texts: embedded.append(len(texts)) or embed(texts)\n"
+        "for mode, ranker in (('routed', None), ('routed', 'hybrid'), ('direct', None)):\n"
+        "    ts = generated.toolset(mode=mode, search=generated.SearchOptions(ranker=ranker))\n"
+        "    built = '_ranker' in vars(ts.catalog)\n"
+        "    embedded.clear()\n"
+        "    ts.catalog.search('how warm is it in kelvin', 1)\n"
+        "    print(mode, ranker, built, embedded)\n"
+    )
+    shown = in_package(root, script)
+    assert shown.returncode == 0, shown.stderr
+    assert shown.stdout.splitlines() == [
+        "routed None True [1]",
+        "routed hybrid True [1]",
+        "direct None False [1]",  # direct mode offers every tool: no search is expected, none is prepared
+    ]
+
+
 def test_vectors_of_another_model_are_not_used_and_say_regenerate(tmp_path: Path) -> None:
     root = project(tmp_path)
     assert mcpvend("generate", cwd=root).code == 0

@@ -71,7 +71,7 @@ class PackageToolsets:
             if made is not None and made.model != MODEL:
                 warnings.warn(
                     f"{self.package}/{sub}/{vectors.FILE} was made with {made.model}, not {MODEL}: its tools are "
-                    "embedded at the first search instead; run `mcpvend generate`",
+                    "embedded by this process instead; run `mcpvend generate`",
                     stacklevel=3,
                 )
             elif made is not None:
@@ -135,12 +135,13 @@ class PackageToolsets:
         # Only the default and the hybrid use vendored vectors: `bm25` or a factory of one's own reads none.
         uses_vectors = search.ranker is None or search.ranker == "hybrid"
         vendored = self._vendored({s: manifests[s][0] for s in chosen}) if uses_vectors else None
+        ranker = ranker_factory(search.ranker, vendored)
         catalog = Catalog(
             entries,
             servers=chosen,
             bundles=None if routing is None else routing.bundles,
             tool_filter=Filter(tuple(allow), tuple(deny)),
-            ranker=ranker_factory(search.ranker, vendored),
+            ranker=ranker,
         )
         stubs = load_stubs(self.package, [(s, manifests[s][0], manifests[s][1].tools) for s in chosen])
         toolset = ToolSet(
@@ -156,6 +157,8 @@ class PackageToolsets:
             code=code,
             stubs=stubs,
         )
-        if toolset.mode == "routed" and search.ranker is None and vendored is not None:
-            catalog.index()  # the model is loaded already: the first search_tools call then embeds only its query
+        if toolset.mode == "routed" and ranker is not BM25Ranker:
+            # Routed mode searches, and a model-backed ranker has loaded its model already: building its index
+            # here leaves the first search_tools call one query to embed (BM25F's index is cheap either way).
+            catalog.index()
         return toolset

@@ -150,7 +150,8 @@ def _invalid_mcp_header(schema: Any) -> str | None:
 
 
 def _mentions(value: Any, key: str) -> bool:
-    """Whether any object nested in `value` has `key` (a superset of the SDK's schema positions)."""
+    """Whether any object nested in `value` has `key`: a superset of the SDK's schema positions, which
+    include some `schema_walk` does not enter (`contentSchema`), so it walks every object."""
     stack = [value]
     while stack:
         item = stack.pop()
