@@ -36,6 +36,9 @@ KINDS: dict[str, tuple[Category, Severity]] = {
     "schema-changed": ("other", "low"),
     "field-changed": ("other", "low"),
     "server-changed": ("other", "low"),
+    "source-changed": ("breaking", "high"),  # what runs, or where credentials go: command, args, url, env, ...
+    "capability-added": ("description", "medium"),  # the server may now ask the client (sampling, roots, ...)
+    "source-mismatch": ("breaking", "high"),  # lint: the lockfile's source is not what the config says
     "poisoning": ("description", "high"),
     "external-ref": ("breaking", "high"),
 }

@@ -42,7 +42,10 @@ _KIND_TEXT = {
     "schema-description-changed": "A description, title or example inside a schema changed.",
     "schema-changed": "Another schema keyword changed.",
     "field-changed": "A tool field the SDK does not model changed.",
-    "server-changed": "The server's instructions, info, capabilities, protocol or source changed.",
+    "server-changed": "The server's instructions, info, capabilities or protocol changed.",
+    "source-changed": "What runs, or where credentials are sent, changed: command, args, URL, env, headers, auth.",
+    "capability-added": "The client now offers the server more (sampling, elicitation, roots).",
+    "source-mismatch": "The lockfile's source is not what the config says: run `mcpvend lock`.",
 }
 
 
