@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, cast
 
+from mcpvend.credentials import looks_like_credential as looks_like_credential
+from mcpvend.credentials import writable_env as writable_env
 from mcpvend.errors import ConfigError, read_failure
 from mcpvend.runtime.client import files
 from mcpvend.runtime.client.targets import (
@@ -204,34 +206,6 @@ class Config:
             known = ", ".join(self.servers) or "none"
             raise ConfigError(f"{self.path}: no server named {', '.join(map(repr, unknown))} (configured: {known})")
         return [self.servers[n] for n in dict.fromkeys(names)]
-
-
-# What names a credential, or reads as one: every configured value is redacted from what mcpvend shows,
-# but only these are ones a server must not serve back (`TZ = "UTC"` in a description is not a leak).
-_CREDENTIAL_NAME = re.compile(
-    r"TOKEN|KEY|SECRET|PASSW(?:OR)?D|PASSPHRASE|AUTH|CREDENTIAL|COOKIE|SESSION|PRIVATE|(?:^|_)PAT$"
-)
-_CREDENTIAL_VALUE = re.compile(
-    r"(?:sk|pk|rk)[-_]|gh[pousr]_|github_pat_|xox[abprs]-|A[KS]IA[0-9A-Z]{12}|AIza|eyJ|glpat-|npm_|pypi-|hf_"
-    r"|(?:Bearer|Basic|Token)\s"
-)
-_OPAQUE = re.compile(r"(?=.*[A-Za-z])(?=.*\d)[A-Za-z0-9_\-+/=.]{24,}")
-
-
-def looks_like_credential(name: str, value: str) -> bool:
-    """Whether a configured value is a credential: by its name (`env.API_KEY`, `${GITHUB_TOKEN}`,
-    `headers.Authorization`) or its shape (`sk-...`, `ghp_...`, a JWT, a long opaque token)."""
-    key = name.rsplit(".", 1)[-1].strip("${}").upper().replace("-", "_")
-    return bool(_CREDENTIAL_NAME.search(key) or _CREDENTIAL_VALUE.match(value) or _OPAQUE.fullmatch(value))
-
-
-def writable_env(key: str, value: str) -> bool:
-    """Whether a lockfile may keep an env value as written: a literal one unless it is a credential by its
-    name or shape; a template unless its literal text or a default is shaped like a credential."""
-    if VARIABLE.search(value) is None:
-        return not looks_like_credential(f"env.{key}", value)
-    literal = [VARIABLE.sub(" ", value).strip(), *(m[2] for m in VARIABLE.finditer(value) if m[2])]
-    return not any(looks_like_credential("", part) for part in literal if part)
 
 
 def _worth_hiding(named: Mapping[str, str]) -> dict[str, str]:
