@@ -25,6 +25,7 @@ BENCHES = (
     "lock.py",
     "generate.py",
     "lint.py",
+    "diff.py",
     "search.py",
     "runtime.py",
     "load.py",

@@ -13,8 +13,8 @@ import pytest
 from syrupy.assertion import SnapshotAssertion
 
 from conftest import PY, REPO, SERVERS, mcpvend, node_server, write_config
-from mcpvend.drift.compare import Finding, diff_documents, word_diff
-from mcpvend.drift.report import render
+from mcpvend.drift.compare import Finding, diff_documents, diff_tools, word_diff
+from mcpvend.drift.report import COMMENT_LIMIT, render
 from mcpvend.drift.section import Section
 
 DRIFTING = {"command": PY, "args": [str(SERVERS / "drifting.py")], "env": {"DRIFT": "${DRIFT:-}"}}
@@ -176,7 +176,12 @@ def test_real_lockfile_pair_everything_with_and_without_capabilities(tmp_path: P
     findings = json.loads(run.out)["sections"][0]["findings"]
     added = sorted(f["tool"] for f in findings if f["kind"] == "tool-added")
     assert run.code == 1 and len(added) == 4
-    assert {f["kind"] for f in findings} <= {"tool-added", "server-changed", "poisoning"}
+    offered = [(f["new"], f["severity"]) for f in findings if f["kind"] == "capability-added"]
+    assert sorted(offered) == [("elicitation", "medium"), ("roots", "medium"), ("sampling", "medium")]
+    moved = [(f["pointer"], f["severity"], f["new"]) for f in findings if f["kind"] == "source-changed"]
+    assert moved == [("/source/args/0", "high", entry)]  # the repository's lockfile names it relatively
+    kinds = {"tool-added", "server-changed", "poisoning", "capability-added", "source-changed"}
+    assert {f["kind"] for f in findings} <= kinds
 
 
 def sample_findings() -> list[Finding]:
@@ -288,3 +293,82 @@ def test_check_and_live_diff_with_a_missing_or_corrupt_lockfile(project: Path) -
     path.unlink()
     run = mcpvend("diff", "--live", "drifting", cwd=project)
     assert run.code == 2 and "drifting.lock.json: lockfile not found (run `mcpvend lock`)" in run.err
+
+
+def _tool(annotations: dict[str, Any] | None) -> dict[str, Any]:
+    tool: dict[str, Any] = {"name": "t", "inputSchema": {"type": "object"}}
+    return tool if annotations is None else {**tool, "annotations": annotations}
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "severity"),
+    [
+        (None, {"readOnlyHint": True}, "medium"),  # claims read-only: no approval asked any more
+        ({"readOnlyHint": False}, {"readOnlyHint": True}, "medium"),
+        (None, {"destructiveHint": False}, "medium"),  # claims not destructive: the same
+        ({"readOnlyHint": True}, {"readOnlyHint": False}, "high"),  # loses read-only
+        ({"readOnlyHint": True}, None, "high"),
+        ({"destructiveHint": False}, {"destructiveHint": True}, "high"),  # becomes destructive
+        ({"destructiveHint": False}, {}, "high"),
+        (None, {"destructiveHint": True}, "low"),  # says what the default already says
+        (None, {"readOnlyHint": False}, "low"),
+        (None, {"idempotentHint": True}, "low"),
+        ({"openWorldHint": True}, {"openWorldHint": False}, "low"),
+    ],
+)
+def test_annotation_severity_follows_what_changes_for_approval(
+    before: dict[str, Any] | None, after: dict[str, Any] | None, severity: str
+) -> None:
+    [finding] = diff_tools(_tool(before), _tool(after))
+    assert (finding.kind, finding.severity) == ("annotation-changed", severity)
+
+
+def _lockfile(**fields: Any) -> dict[str, Any]:
+    base = json.loads((REPO / "lockfiles" / "demo.lock.json").read_text())
+    return {**base, **fields}
+
+
+def test_minor_source_fields_and_a_removed_capability_are_low_server_changes() -> None:
+    old = _lockfile(clientCapabilities=["roots", "sampling"])
+    new = _lockfile(clientCapabilities=["sampling", "elicitation"], source={**old["source"], "timeout": 90})
+    found = [(f.kind, f.severity, f.pointer, f.message) for f in diff_documents(old, new)]
+    assert found == [
+        ("server-changed", "low", "/clientCapabilities", "client capability 'roots' removed"),
+        ("capability-added", "medium", "/clientCapabilities/1",
+         "client capability 'elicitation' added: the server can now ask the user questions"),
+        ("server-changed", "low", "/source/timeout", "source.timeout added: 90"),
+    ]  # fmt: skip
+    text = render([Section("a", "b", diff_documents(old, new))], "text")
+    assert text.splitlines()[:2] == [
+        "a -> b: 3 findings (1 description, 2 other)",
+        "  0 tools added, 0 changed, 0 removed; source: 1 field changed; 1 client capability added; highest: medium",
+    ]
+
+
+def test_one_finding_is_one_finding_and_lint_has_no_plan() -> None:
+    old = _lockfile()
+    new = json.loads(json.dumps(old))
+    new["tools"][0]["tool"]["title"] = "Renamed"
+    [finding] = diff_documents(old, new)
+    text = render([Section("a", "b", [finding])], "text")
+    assert text.startswith("a -> b: 1 finding (1 description)\n  0 tools added, 1 changed, 0 removed;")
+    linted = render([Section("a", "lint", [finding])], "markdown", command="lint")
+    assert "1 finding \\(1 description\\)" in linted and "tools added" not in linted
+    assert "toolsAdded" not in json.loads(render([Section("a", "lint", [finding])], "json", command="lint"))["summary"]
+
+
+def test_a_markdown_report_over_githubs_limit_keeps_the_plan_and_the_highest_rows() -> None:
+    old = _lockfile()
+    many = [{"name": f"tool_{i:04d}", "description": "Words.", "inputSchema": {"type": "object"}} for i in range(1000)]
+    new = _lockfile(tools=[*old["tools"][1:], *({"tool": t} for t in many)])
+    findings = diff_documents(old, new, lint=False)
+    full = render([Section("a", "b", findings)], "markdown")
+    assert len(full) <= COMMENT_LIMIT
+    assert full.count("| 🟠 medium | tool-added |") < 1000  # cut: not every row fits
+    assert "1000 tools added, 0 changed, 1 removed; source: 0 fields changed; highest: high" in full
+    assert full.index("| 🔴 high | tool-removed |") < full.index("| 🟠 medium | tool-added |")  # highest first
+    assert "<details>" not in full
+    cut = 1000 - full.count("| 🟠 medium | tool-added |")
+    assert f"(65,536 characters):** {cut} lower rows, the added tools' text" in full
+    whole = render([Section("a", "b", [f for f in findings if f.tool == "tool_0000"])], "markdown")
+    assert "Cut to fit" not in whole and "<details><summary>added tool <code>tool&#95;0000</code>" in whole

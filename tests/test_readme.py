@@ -123,7 +123,7 @@ def examples(tmp: Path) -> dict[str, Example]:
         ),
         "mcpvend lint [SERVER ...]": Example(["lint", "demo", "time"]),
         'mcpvend diff lockfiles/x.lock.json /tmp/new.lock.json --ignore "airports.*"': Example(
-            ["diff", "lockfiles/demo.lock.json", new, "--ignore", "airports.*"], code=1, says=["(5 other), 1 ignored"]
+            ["diff", "lockfiles/demo.lock.json", new, "--ignore", "airports.*"], code=1, says=["(4 other), 1 ignored"]
         ),
         "mcpvend lint --format sarif": Example(["lint", "--format", "sarif"], says=['"version": "2.1.0"']),
         "mcpvend show [SERVER ...]": Example(
@@ -162,7 +162,9 @@ def tmp(tmp_path_factory: pytest.TempPathFactory) -> Path:
     tools = [t["tool"] for t in json.loads((REPO / "lockfiles" / "demo.lock.json").read_text())["tools"]]
     tools[0] = {**tools[0], "description": tools[0]["description"] + " Also books the flight."}
     lock_documents(root / "drifted", {"demo": tools})
-    shutil.copy2(root / "drifted" / "lockfiles" / "demo.lock.json", root / "new.lock.json")
+    drifted = json.loads((root / "drifted" / "lockfiles" / "demo.lock.json").read_text())
+    drifted["source"] = json.loads((REPO / "lockfiles" / "demo.lock.json").read_text())["source"]  # the tools drifted
+    (root / "new.lock.json").write_text(json.dumps(drifted, indent=2))
     servers = {"trips": {"command": PY, "args": [str(SERVERS / "demo.py")], "env": {"DEMO_TOKEN": "s3cret"}}}
     (root / ".mcp.json").write_text(json.dumps({"mcpServers": servers}))
     return root
@@ -337,12 +339,13 @@ def check_other_line(line: str) -> None:
     if match := re.fullmatch(r"make (\S+)", line):
         assert re.search(rf"^{re.escape(match[1])}:", (REPO / "Makefile").read_text(), flags=re.MULTILINE), line
     elif line.startswith(("pip ", "python -m pip ")):
-        extras = (REPO / "pyproject.toml").read_text()
-        for extra in re.findall(r"mcpvend\[([\w-]+)\]", line):
-            assert re.search(rf"^{re.escape(extra)} = \[", extras, flags=re.MULTILINE), (line, extra)
+        project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+        for named in re.findall(r"[\w.]\[([\w,-]+)\]", line):  # mcpvend[x], ./mcpvend[x,y], .[x], ...whl[x]
+            assert set(named.split(",")) <= set(project["optional-dependencies"]), (line, named)
         for wheel in re.findall(r"mcpvend-([\w.]+)-py3-none-any\.whl", line):
             assert wheel == __version__, line
-        assert "-c constraints.txt" not in line or (REPO / "constraints.txt").is_file()
+        for constraints in re.findall(r"-c (\S+)", line):  # the checkout's file, from inside it or its parent
+            assert Path(constraints).name == "constraints.txt" and (REPO / "constraints.txt").is_file(), line
     else:
         raise AssertionError(f"no check for the shell line {line!r}")
 

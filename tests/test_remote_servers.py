@@ -213,7 +213,13 @@ def test_logout_forgets_and_more_scopes_is_a_high_finding(home: Home, hosted: st
     diff = home.run("diff", "--format", "json", str(old), str(new))
     (section,) = json.loads(diff.out)["sections"]
     findings = [f for f in section["findings"] if f["pointer"] == "/source/auth/scopes"]
-    assert [(f["severity"], f["message"]) for f in findings] == [("high", "more OAuth scopes are asked for: mcp:write")]
+    assert [(f["kind"], f["severity"], f["message"]) for f in findings] == [
+        (
+            "source-changed",
+            "high",
+            'source.auth.scopes changed: ["mcp:read"] -> ["mcp:read", "mcp:write"] (more OAuth scopes are asked for: mcp:write)',
+        )
+    ]
     out = home.run("logout", "hosted")
     assert out.code == 0 and "signed out of 'hosted'" in out.err
     assert home.run("auth", "status").out.strip() == "hosted: not signed in (mcpvend login hosted)"

@@ -64,8 +64,8 @@ def test_lint_sarif_has_the_driver_rules_and_leveled_results_code_scanning_needs
     assert code == 1 and log["version"] == "2.1.0" and len(log["runs"]) == 1
     driver = log["runs"][0]["tool"]["driver"]
     assert (driver["name"], driver["version"]) == ("mcpvend", __version__)
-    assert [r["id"] for r in driver["rules"]] == list(RULES)
-    for rule in driver["rules"]:
+    assert [r["id"] for r in driver["rules"]] == [*RULES, "source-mismatch"]  # the one kind lint reports
+    for rule in driver["rules"][: len(RULES)]:
         severity, summary = RULES[rule["id"]]
         assert rule["shortDescription"]["text"] and summary.lower() in rule["fullDescription"]["text"].lower()
         assert rule["defaultConfiguration"]["level"] == {"high": "error", "medium": "warning", "low": "note"}[severity]
@@ -169,3 +169,43 @@ def test_diff_live_sarif_is_located_in_the_lockfile(tmp_path: Path) -> None:
     assert code == 1 and result["ruleId"] == "title-changed" and result["level"] == "note"
     assert location["artifactLocation"]["uri"] == "lockfiles/drifting.lock.json"  # no git: from the current directory
     assert lines[location["region"]["startLine"] - 1].strip().startswith('"title": ')
+
+
+def test_diff_sarif_locates_a_source_change_at_its_line_and_carries_the_plan(tmp_path: Path) -> None:
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    for side, version in (("old", "2026.1.26"), ("new", "2026.8.31")):
+        shutil.copy(
+            REPO / "tests" / "data" / "published" / f"everything-{version}.lock.json", tmp_path / f"{side}.json"
+        )
+    code, log = sarif("diff", "old.json", "new.json", cwd=tmp_path)
+    run = log["runs"][0]
+    assert code == 1 and run["properties"] == {
+        "summary": "0 tools added, 13 changed, 0 removed; source: 1 field changed; highest: high",
+        "toolsAdded": 0, "toolsChanged": 13, "toolsRemoved": 0, "sourceChanged": 1, "capabilitiesAdded": 0,
+        "rejectedChanged": 0, "highest": "high",
+    }  # fmt: skip
+    [source] = [r for r in run["results"] if r["ruleId"] == "source-changed"]
+    region = source["locations"][0]["physicalLocation"]["region"]
+    lines = (tmp_path / "new.json").read_text().splitlines()
+    assert lines[region["startLine"] - 1].strip() == '"@modelcontextprotocol/server-everything@2026.8.31",'
+    assert source["level"] == "error" and source["message"]["text"] == (
+        'source.args[1] changed: "@modelcontextprotocol/server-everything@2026.1.26" -> '
+        '"@modelcontextprotocol/server-everything@2026.8.31" (the server, /source/args/1)'
+    )
+    assert len([r for r in run["results"] if r["ruleId"] == "annotation-changed"]) == 52  # one per key, as in JSON
+    lint = json.loads(mcpvend("lint", "--format", "sarif", cwd=REPO).out)["runs"][0]
+    assert "properties" not in lint  # lint compares nothing: it has no plan
+
+
+def test_lint_sarif_has_a_rule_for_a_source_the_config_no_longer_says(repository: Path) -> None:
+    path = repository / "project" / "lockfiles" / "calc.lock.json"
+    document = json.loads(path.read_text())
+    document["source"]["args"] = ["elsewhere.py"]  # the digests cover the tools: the edit still parses
+    path.write_text(dumps(document))
+    code, log = sarif("lint", cwd=repository / "project")
+    run = log["runs"][0]
+    [moved] = [r for r in run["results"] if r["ruleId"] == "source-mismatch"]
+    rule = run["tool"]["driver"]["rules"][moved["ruleIndex"]]
+    assert code == 1 and rule["id"] == "source-mismatch" and rule["defaultConfiguration"]["level"] == "error"
+    lines = path.read_text().splitlines()
+    assert lines[moved["locations"][0]["physicalLocation"]["region"]["startLine"] - 1].strip() == '"elsewhere.py"'

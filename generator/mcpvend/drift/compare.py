@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 from mcpvend.drift import schema_rules as schemadiff
 from mcpvend.drift.lint import Severity, external_refs, lint_text, lint_tool, tool_texts, visible
+from mcpvend.lock import source
 from mcpvend.schema_walk import escape
 
 Category = Literal["breaking", "description", "other"]
@@ -164,14 +165,20 @@ def _external_refs(old: Mapping[str, Any] | None, new: Mapping[str, Any]) -> Ite
 
 
 def _annotations(tool: str, old: Any, new: Any) -> Iterator[Finding]:
-    """Hints per the spec's defaults: readOnly false, destructive true, idempotent false, openWorld true."""
+    """Hints per the spec's defaults: readOnly false, destructive true, idempotent false, openWorld true.
+
+    Rated by what changes for the agent: a framework asks for approval before calling a tool unless it
+    claims `readOnlyHint: true` or `destructiveHint: false` (runtime/frameworks/bridge.py), so a new claim
+    of either lets the tool run unasked (medium), and losing one makes a reviewed tool riskier (high).
+    """
     a, b = old if isinstance(old, dict) else {}, new if isinstance(new, dict) else {}
     for key in sorted(a.keys() | b.keys()):
         if _same(a.get(key), b.get(key)):
             continue
         lost_read_only = key == "readOnlyHint" and a.get(key) is True and b.get(key) is not True
         now_destructive = key == "destructiveHint" and a.get(key) is False and b.get(key, True) is True
-        severity: Severity = "high" if lost_read_only or now_destructive else "low"
+        claims = (key == "readOnlyHint" and b.get(key) is True) or (key == "destructiveHint" and b.get(key) is False)
+        severity: Severity = "high" if lost_read_only or now_destructive else "medium" if claims else "low"
         message = f"annotation {key} changed: {a.get(key)!r} -> {b.get(key)!r}"
         pointer = f"/annotations/{key}"
         yield _finding("annotation-changed", tool, pointer, message, old=a.get(key), new=b.get(key), severity=severity)
@@ -187,34 +194,74 @@ def _server(old: Mapping[str, Any], new: Mapping[str, Any]) -> Iterator[Finding]
             old=a, new=b, detail=detail, severity="medium",
         )  # fmt: skip
     for key in ("info", "capabilities"):
-        if not _same(old_server.get(key), new_server.get(key)):
-            pointer = f"/server/{key}"
-            yield _finding(
-                "server-changed", "", pointer, f"server {key} changed", old=old_server.get(key), new=new_server.get(key)
-            )
-    for key in ("protocolVersion", "source", "clientCapabilities"):
-        if not _same(old.get(key), new.get(key)):
-            yield _finding("server-changed", "", f"/{key}", f"{key} changed", old=old.get(key), new=new.get(key))
-    yield from _authority(old.get("source") or {}, new.get("source") or {})
+        a, b = old_server.get(key), new_server.get(key)
+        if not _same(a, b):  # the server's version, what it offers: said old -> new, as the reviewer decides on it
+            message = f"server {key} changed: {shown(a)} -> {shown(b)}"
+            yield _finding("server-changed", "", f"/server/{key}", message, old=a, new=b)
+    a, b = old.get("protocolVersion"), new.get("protocolVersion")
+    if not _same(a, b):
+        message = f"protocolVersion changed: {shown(a)} -> {shown(b)}"
+        yield _finding("server-changed", "", "/protocolVersion", message, old=a, new=b)
+    yield from _source(old.get("source") or {}, new.get("source") or {})
+    yield from _capabilities(old.get("clientCapabilities"), new.get("clientCapabilities"))
     yield from _rejected(old.get("rejected") or [], new.get("rejected") or [])
 
 
-def _authority(old: Mapping[str, Any], new: Mapping[str, Any]) -> Iterator[Finding]:
-    """A server now signed in to, or asked for more OAuth scopes: more authority for every call (high)."""
-    before, after = old.get("auth"), new.get("auth")
-    if not isinstance(after, dict):
-        return
-    if not isinstance(before, dict):
-        message = f"the server is now signed in to with OAuth (scopes: {', '.join(after.get('scopes', [])) or 'none'})"
-        yield _finding("server-changed", "", "/source/auth", message, new=after, severity="high")
-        return
-    added = sorted(set(after.get("scopes", [])) - set(before.get("scopes", [])))
-    if added:
-        message = f"more OAuth scopes are asked for: {', '.join(added)}"
-        old_scopes, new_scopes = before.get("scopes"), after.get("scopes")
-        yield _finding(
-            "server-changed", "", "/source/auth/scopes", message, old=old_scopes, new=new_scopes, severity="high"
-        )
+def shown(value: Any) -> str:
+    """A value as a report shows it in `old -> new`: JSON, or `unset` for a field that is not there."""
+    return "unset" if value is None else json.dumps(value, ensure_ascii=False)
+
+
+def _source(old: Mapping[str, Any], new: Mapping[str, Any]) -> Iterator[Finding]:
+    """One finding per changed field of what runs or where credentials go, its values masked (`***`).
+
+    Every field is high (breaking): a new argument can run other code, a new URL or header receives the
+    credentials. Only a wait (`timeout`), whose credentials listed the tools (`listedWith`), fewer OAuth
+    scopes or no sign-in at all are low.
+    """
+    for change in source.changes(old, new):
+        field, why = f"source.{change.field}", ""
+        if change.old is None:
+            message = f"{field} added: {shown(change.new)}"
+        elif change.new is None:
+            message = f"{field} removed (was {shown(change.old)})"
+        else:
+            message = f"{field} changed: {shown(change.old)} -> {shown(change.new)}"
+        kind, severity = ("server-changed", "low") if change.minor else ("source-changed", "high")
+        if change.field == "auth":
+            why = "now signed in to with OAuth" if isinstance(change.new, Mapping) else ""
+            severity = "high" if why else "low"
+        elif change.field == "auth.scopes":
+            wider = sorted(set(_strings(change.new)) - set(_strings(change.old)))
+            why = f"more OAuth scopes are asked for: {', '.join(wider)}" if wider else ""
+            severity = "high" if wider else "low"
+        message += f" ({why})" if why else ""
+        yield _finding(kind, "", change.pointer, message, old=change.old, new=change.new, severity=severity)
+
+
+# What a client capability lets a server do, for the reviewer of a lockfile that newly offers it.
+_CAPABILITIES = {
+    "sampling": "ask the agent's model to write text",
+    "elicitation": "ask the user questions",
+    "roots": "learn the client's directories",
+}
+
+
+def _capabilities(old: Any, new: Any) -> Iterator[Finding]:
+    """A capability the client newly offers is something the server can now ask for (medium); one less, low."""
+    before, after = _strings(old), _strings(new)
+    for i, name in enumerate(after):
+        if name not in before:
+            can = _CAPABILITIES.get(name, f"use the client's '{name}' capability")
+            message = f"client capability '{name}' added: the server can now {can}"
+            yield _finding("capability-added", "", f"/clientCapabilities/{i}", message, new=name)
+    for name in before:
+        if name not in after:
+            yield _finding("server-changed", "", "/clientCapabilities", f"client capability '{name}' removed", old=name)
+
+
+def _strings(value: Any) -> list[str]:
+    return [str(item) for item in value] if isinstance(value, list) else []
 
 
 def _rejected(old: list[Any], new: list[Any]) -> Iterator[Finding]:

@@ -20,7 +20,7 @@ from typing import Any
 from mcpvend import __version__
 from mcpvend.drift.compare import KINDS, Finding
 from mcpvend.drift.lint import RULES, Severity
-from mcpvend.drift.section import Command, Section
+from mcpvend.drift.section import Command, Section, plan, tool_text
 from mcpvend.lock.lockfile import as_served
 from mcpvend.schema_walk import escape
 
@@ -29,6 +29,8 @@ FINGERPRINT = "mcpvendFinding/v1"
 LEVELS: dict[Severity, str] = {"high": "error", "medium": "warning", "low": "note"}
 # What GitHub shows as a security alert's severity (its scale: >= 7 high, >= 4 medium).
 _SECURITY_SEVERITY: dict[Severity, str] = {"high": "8.0", "medium": "5.0", "low": "2.0"}
+# What `lint` reports beside its rules' findings: the lockfile's source against the config.
+_LINT_KINDS = ["source-mismatch"]
 _KIND_TEXT = {
     "tool-added": "A tool was added: its text is new prompt text to review.",
     "tool-removed": "A tool callers may use is gone.",
@@ -42,7 +44,10 @@ _KIND_TEXT = {
     "schema-description-changed": "A description, title or example inside a schema changed.",
     "schema-changed": "Another schema keyword changed.",
     "field-changed": "A tool field the SDK does not model changed.",
-    "server-changed": "The server's instructions, info, capabilities or protocol changed.",
+    "server-changed": (
+        "The server's instructions, info, capabilities or protocol changed, a tool it serves became (or stopped "
+        "being) rejected at lock, the client offers it less, or its timeout changed."
+    ),
     "source-changed": "What runs, or where credentials are sent, changed: command, args, URL, env, headers, auth.",
     "capability-added": "The client now offers the server more (sampling, elicitation, roots).",
     "source-mismatch": "The lockfile's source is not what the config says: run `mcpvend lock`.",
@@ -56,42 +61,40 @@ def sarif(sections: Sequence[Section], command: Command, cwd: Path | None = None
     index = {rule["id"]: i for i, rule in enumerate(rules)}
     root = _repository_root(here)
     results = [result for section in sections for result in _results(section, index, root, here)]
+    run: dict[str, Any] = {
+        "tool": {
+            "driver": {
+                "name": "mcpvend",
+                "version": __version__,
+                "semanticVersion": __version__,
+                "rules": rules,
+            }
+        },
+        "automationDetails": {"id": f"mcpvend/{command}/"},
+        "columnKind": "unicodeCodePoints",
+        "results": results,
+    }
+    if command == "diff":  # the plan, as the text and Markdown reports start with it
+        changes = plan([f for section in sections for f in section.findings])
+        run["properties"] = {"summary": changes.line(), **changes.counts()}
     log = {
         "$schema": SCHEMA,
         "version": "2.1.0",
-        "runs": [
-            {
-                "tool": {
-                    "driver": {
-                        "name": "mcpvend",
-                        "version": __version__,
-                        "semanticVersion": __version__,
-                        "rules": rules,
-                    }
-                },
-                "automationDetails": {"id": f"mcpvend/{command}/"},
-                "columnKind": "unicodeCodePoints",
-                "results": results,
-            }
-        ],
+        "runs": [run],
     }
     return json.dumps(log, indent=2, ensure_ascii=False) + "\n"
 
 
 def _rules(command: Command) -> list[dict[str, Any]]:
-    """The lint rules, and for `diff` every finding kind but `poisoning` (whose results name their lint rule)."""
+    """The lint rules, and for `diff` every finding kind but `poisoning` (whose results name their lint rule);
+    for `lint`, the kinds it reports beside its rules."""
     rules = [
         _rule(rule, severity, summary, ["security", "mcp", "tool-poisoning"])
         for rule, (severity, summary) in RULES.items()
     ]
-    if command == "diff":
-        rules += [
-            _rule(kind, severity, _KIND_TEXT[kind], ["mcp", "drift", category])
-            for kind, (category, severity) in KINDS.items()
-            if kind not in RULES  # its findings carry the lint rule's id (as poisoning ones do)
-            and kind != "poisoning"
-        ]
-    return rules
+    # A kind a lint rule shares carries the rule's id, as poisoning findings do.
+    kinds = [k for k in KINDS if k not in RULES and k != "poisoning"] if command == "diff" else _LINT_KINDS
+    return rules + [_rule(kind, KINDS[kind][1], _KIND_TEXT[kind], ["mcp", "drift", KINDS[kind][0]]) for kind in kinds]
 
 
 def _rule(rule: str, severity: Severity, text: str, tags: list[str]) -> dict[str, Any]:
@@ -158,8 +161,11 @@ def _results(section: Section, index: Mapping[str, int], root: Path, cwd: Path) 
 
 
 def _message(finding: Finding) -> str:
+    """The finding in words; an added tool's description and parameters follow, as the agent will read them."""
     where = f"'{finding.tool}'" if finding.tool else "the server"
     text = f"{finding.message} ({where}, {finding.pointer or '/'})"
+    if finding.kind == "tool-added" and isinstance(finding.new, Mapping):
+        return "\n".join([text, *tool_text(finding.new, output=False)])
     return f"{text}: {finding.detail}" if finding.rule and finding.detail else text
 
 

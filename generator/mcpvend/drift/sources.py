@@ -19,6 +19,7 @@ from mcpvend.drift.lint import lint_document
 from mcpvend.drift.section import Section
 from mcpvend.errors import LockfileError, read_failure
 from mcpvend.lock import lockfile
+from mcpvend.lock.agreement import describe, mismatches
 from mcpvend.runtime.client import files
 
 
@@ -99,7 +100,8 @@ def _reviewed(
 
 
 def lint_lockfiles(config: Config, names: tuple[str, ...], ignore: Sequence[str] = ()) -> list[Section]:
-    """The poisoning lint over every text of the named servers' lockfiles.
+    """The poisoning lint over every text of the named servers' lockfiles, and whether each still records
+    what the config says (`source-mismatch`: the package would run what the config no longer says).
 
     Every configured server's name and every locked server's tools are known, selected or not, so
     that a description shadowing another server's tool is caught.
@@ -116,6 +118,10 @@ def lint_lockfiles(config: Config, names: tuple[str, ...], ignore: Sequence[str]
         findings = [
             Finding("poisoning", h.severity, h.tool, h.pointer, f"{h.rule}: {h.message}", detail=h.excerpt, rule=h.rule)
             for h in hits
+        ]
+        findings += [
+            Finding("source-mismatch", "high", "", c.pointer, describe(name, c), old=c.old, new=c.new)
+            for c in mismatches(config.servers[name], lock.document)
         ]
         kept, accepted = exceptions.split(findings, name)
         sections.append(Section(str(lock.path), "lint", kept, accepted, str(lock.path), lock.document))
