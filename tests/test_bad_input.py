@@ -428,6 +428,17 @@ def _output_option(output: str) -> Setup:
     return setup
 
 
+def _more_args(*extra: str) -> Setup:
+    """Server `a` configured with more arguments than its lockfile records."""
+
+    def setup(project: Path) -> None:
+        text = (project / CONFIG).read_text(encoding="utf-8")
+        args = ", ".join(json.dumps(arg) for arg in ("../started:1", *extra))
+        (project / CONFIG).write_text(text.replace('"../started:1"]', f"{args}]"), encoding="utf-8")
+
+    return setup
+
+
 def _client_config(project: Path) -> None:
     """What `init` reads: a client's .mcp.json (and no mcpvend.toml to refuse to replace)."""
     (project / CONFIG).unlink()
@@ -464,6 +475,18 @@ def _cases() -> list[Case]:
         if name in AT_A_REVISION:
             args = ("diff", f"HEAD:{LOCK}", "base.lock.json")
             cases.append(Case(f"revision-{name}", args, _committed(bad.setup), (f"HEAD:{LOCK}", *bad.says[1:])))
+    # A literal credential in args: refused before any server starts, the value never shown.
+    literal = ("server 'a': args[5] holds a literal credential (after --api-key)", '"${A_API_KEY}"', "A_API_KEY")
+    for command in ("lock", "lock-check", "diff-live"):
+        args = CONFIG_READERS[command]
+        cases.append(Case(f"config-literal-credential-{command}", args, _more_args("--api-key", "hunter2"), literal))
+    # A config edited since lock: the package would run what the config no longer says. Refused where it
+    # would be generated or served (2); a failed check where one is asked for (1).
+    edited = ("server 'a': the config's args[4:6] is ['--note', 'edited'], the lockfile has none", "mcpvend lock a")
+    for command, code in (("generate", 2), ("serve", 2), ("generate-check", 1), ("generate-full", 1), ("lint", 1)):
+        says = ("source-mismatch", "args[4:6]") if command == "lint" else edited
+        args = CONFIG_READERS[command]
+        cases.append(Case(f"config-edited-since-lock-{command}", args, _more_args("--note", "edited"), says, code))
     unknown = ("'nope'", "mcpvend.toml", "configured: a")
     cases += [
         Case("unknown-server-lock", ("lock", "a", "nope"), _nothing, unknown),
@@ -613,7 +636,7 @@ def _cases() -> list[Case]:
             "control-generate-writes",
             ("generate",),
             _changed_lockfile,
-            ("generated generated (1 servers, 3 tools)",),
+            ("generated generated (1 server, 3 tools)",),
             code=0,
             writes=True,
         ),

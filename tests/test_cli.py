@@ -112,7 +112,7 @@ def test_global_options_work_after_the_command(tmp_path: Path) -> None:
     before = mcpvend(*where, "--output", "pkg", "generate", "--check", cwd=tmp_path)
     split = mcpvend("--config", "sub/mcpvend.toml", "generate", "--lockfiles", "locks", "--output", "pkg", cwd=tmp_path)
     assert after.code == before.code == split.code == 0, after.err
-    assert after.err == before.err == split.err == "up to date: pkg (1 servers, 4 tools)\n"
+    assert after.err == before.err == split.err == "up to date: pkg (1 server, 4 tools)\n"
 
     live = mcpvend("diff", "--live", "demo", *where, cwd=tmp_path)
     assert live.code == 0 and "no findings" in live.out, live.err

@@ -242,7 +242,13 @@ async def test_the_package_expands_templates_and_defaults_at_start_and_asks_for_
         ("API_KEY", "abc", False),
         ("CLIENT_SECRET", "x", False),
         ("DB_PASSWORD", "postgres", False),
-        ("GH_AUTH", "on", False),
+        ("GH_AUTH", "hunter2", False),
+        ("GH_AUTH", "on", True),  # a word that picks a mode is no credential, whatever its name
+        ("MEMORY_FILE_PATH", "./data/memory.jsonl", True),
+        ("MAX_TOKENS", "4096", True),  # tokens of a model, not a credential
+        ("GITHUB_TOKEN_FILE", "/run/secrets/github", True),  # where the credential is
+        ("DATABASE_URL", "postgres://app:hunter2@db/app", False),  # a URL with a password
+        ("DATABASE_URL", "postgres://app:${DB_PASSWORD}@db/app", True),
         ("OPENAI", "sk-proj-abcdef", False),
         ("NOTE", "ghp_0123456789abcdefABCDEF0123456789abcd", False),
         ("NOTE", "${TOKEN:-ghp_0123456789abcdef0123}", False),  # a default shaped like a credential

@@ -99,7 +99,7 @@ def test_all_corpus_servers_lock_and_generate_type_checked_code(tmp_path: Path) 
 def test_demo_server_output_snapshot(tmp_path: Path, snapshot: SnapshotAssertion) -> None:
     (tmp_path / "lockfiles").mkdir()
     (tmp_path / "lockfiles" / "demo.lock.json").write_text((REPO / "lockfiles" / "demo.lock.json").read_text())
-    write_config(tmp_path, {"demo": demo()})
+    write_config(tmp_path, {"demo": {"command": "python", "args": ["tests/servers/demo.py"]}})  # as locked
     generate(load_config(tmp_path / "mcpvend.toml"), check=False)
     for name in ("tools.py", "models.py", "__init__.py"):
         assert (tmp_path / "generated" / "demo" / name).read_text() == snapshot(name=name)

@@ -1,4 +1,5 @@
-"""`mcpvend init`: a working mcpvend.toml from another client's config, with no secret copied."""
+"""`mcpvend init`: a working mcpvend.toml from another client's config, with no secret copied and every
+harmless literal kept (by the credentials rule, the one `lock` applies)."""
 
 from __future__ import annotations
 
@@ -50,6 +51,37 @@ def test_init_from_mcp_json_copies_no_secret_and_the_result_locks(tmp_path: Path
     locked = mcpvend("lock", "demo", cwd=tmp_path, env={"API_KEY": "k", "DEMO_API_KEY": "k"})
     assert locked.code == 0, locked.err
     assert (tmp_path / "lockfiles" / "demo.lock.json").is_file()
+
+
+def test_init_keeps_harmless_literals_as_lock_does_and_only_credentials_become_variables(tmp_path: Path) -> None:
+    """One rule for both: the config `init` writes locks to what `lock --config .mcp.json` records."""
+    env = {"MEMORY_FILE_PATH": "./data/memory.jsonl", "API_KEY": SENTINEL, "LEVEL": "${LEVEL:-info}"}
+    args = [str(SERVERS / "demo.py"), "--local-timezone", "UTC", "--token-file", "./token"]
+    servers = {"memory": {"command": PY, "args": args, "env": env}}
+    (tmp_path / ".mcp.json").write_text(json.dumps({"mcpServers": servers}), encoding="utf-8")
+    run = mcpvend("init", cwd=tmp_path)
+    assert run.code == 0, run.err
+    written = tomllib.loads((tmp_path / "mcpvend.toml").read_text(encoding="utf-8"))["servers"]["memory"]
+    assert written["args"] == args  # no credential among them: as written
+    assert written["env"] == {**env, "API_KEY": "${API_KEY}"}
+    assert [line for line in run.err.splitlines() if "set $" in line] == [
+        "  set ${API_KEY} in the environment: server 'memory' env API_KEY was not copied"
+    ]
+    locked = mcpvend("lock", cwd=tmp_path, env={"API_KEY": "k"})
+    assert locked.code == 0 and "warning" not in locked.err, locked.err
+    from_client = mcpvend("--config", ".mcp.json", "--lockfiles", "client-locks", "lock", cwd=tmp_path)
+    assert from_client.code == 0, from_client.err  # its literal API_KEY is left out, with a note
+    assert "env.API_KEY looks like a credential and is not written" in from_client.err
+    ours = json.loads((tmp_path / "lockfiles" / "memory.lock.json").read_text(encoding="utf-8"))["source"]
+    theirs = json.loads((tmp_path / "client-locks" / "memory.lock.json").read_text(encoding="utf-8"))["source"]
+    assert ours["envValues"] == {
+        "LEVEL": "${LEVEL:-info}",
+        "MEMORY_FILE_PATH": "./data/memory.jsonl",
+        "API_KEY": "${API_KEY}",
+    }
+    assert theirs["envValues"] == {"LEVEL": "${LEVEL:-info}", "MEMORY_FILE_PATH": "./data/memory.jsonl"}
+    assert ours["args"] == theirs["args"] == args
+    assert SENTINEL not in json.dumps([ours, theirs]) + run.err + locked.err + from_client.err
 
 
 def test_init_never_replaces_a_config_without_force(tmp_path: Path) -> None:

@@ -12,6 +12,8 @@ from typing import Any
 from conftest import PY, REPO, demo, mcpvend, node_server, replay, write_config, write_tools
 from mcpvend.lock import lockfile
 
+PUBLISHED_FILESYSTEM = REPO / "tests" / "data" / "published" / "filesystem-2025.7.29.lock.json"
+
 
 def locked(directory: Path, name: str) -> dict[str, Any]:
     """A lockfile that must pass the same verification `generate` applies."""
@@ -139,6 +141,28 @@ def test_filesystem_server_with_include_and_exclude(tmp_path: Path) -> None:
     assert str(tmp_path) not in (tmp_path / "lockfiles" / "fs.lock.json").read_text()
 
 
+def test_tools_rejected_at_lock_are_counted_on_its_summary_line(tmp_path: Path) -> None:
+    """server-filesystem 2025.7.29 served 13 of its 14 tools without `"type": "object"` (a real capture): `lock`
+    must not say "1 tools" and look like a healthy run, but count the 13 it could not lock and name each."""
+    published = json.loads(PUBLISHED_FILESYSTEM.read_text(encoding="utf-8"))
+    broken = [
+        {"name": r["name"], "description": "As served.", "inputSchema": {"properties": {"path": {"type": "string"}}}}
+        for r in published["rejected"]
+    ]
+    tools = write_tools(tmp_path / "t.json", [*(entry["tool"] for entry in published["tools"]), *broken])
+    write_config(tmp_path, {"filesystem": replay(tools)})
+    run = mcpvend("lock", cwd=tmp_path)
+    assert run.code == 0, run.err
+    lines = run.err.splitlines()
+    assert (
+        lines[0] == "    locked  filesystem: 1 tool, 13 rejected  lockfiles/filesystem.lock.json  (protocol 2025-11-25)"
+    )
+    assert lines[1:] == [
+        f"warning: server 'filesystem': tool '{r['name']}' was not locked: {r['reason']}" for r in published["rejected"]
+    ]
+    assert locked(tmp_path, "filesystem")["rejected"] == published["rejected"]
+
+
 def test_dot_mcp_json_config(tmp_path: Path) -> None:
     config = tmp_path / "claude.json"
     config.write_text(json.dumps({"mcpServers": {"demo": {"command": demo()["command"], "args": demo()["args"]}}}))
@@ -204,7 +228,7 @@ def test_relocking_a_server_that_reorders_its_keys_changes_no_byte(tmp_path: Pat
     before, stamp = path.read_bytes(), path.stat().st_mtime_ns
     write_tools(served, [_reversed(SERVED_IN_ORDER)])  # the same tool, its keys sent the other way round
     run = mcpvend("lock", cwd=tmp_path)
-    assert run.code == 0 and "unchanged  s: 1 tools" in run.err, run.err
+    assert run.code == 0 and "unchanged  s: 1 tool  " in run.err, run.err
     assert (path.read_bytes(), path.stat().st_mtime_ns) == (before, stamp)
     check = mcpvend("lock", "--check", cwd=tmp_path)
     assert check.code == 0 and "up to date" in check.err, check.err
@@ -221,7 +245,7 @@ def test_a_format_1_lockfile_is_still_read_and_is_rewritten_in_served_order_on_t
     assert check.code == 0 and "up to date" in check.err, check.err
     assert mcpvend("generate", cwd=tmp_path).code == 0
     run = mcpvend("lock", cwd=tmp_path)
-    assert run.code == 0 and "locked  s: 1 tools" in run.err, run.err
+    assert run.code == 0 and "locked  s: 1 tool  " in run.err, run.err
     rewritten = json.loads(path.read_text(encoding="utf-8"))
     assert rewritten["lockfileVersion"] == 2  # the newest format (3) only where the source keeps env values
     assert list(rewritten["tools"][0]["tool"]["inputSchema"]["properties"]) == [

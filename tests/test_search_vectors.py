@@ -70,7 +70,7 @@ def test_check_on_an_unchanged_tree_needs_no_model_and_a_changed_tool_is_embedde
     before = (root / VECTORS).read_text().splitlines()
     blocked = without_model(tmp_path)
     check = mcpvend("generate", "--check", cwd=root, env=blocked)
-    assert (check.code, check.err.strip()) == (0, "up to date: generated (1 servers, 4 tools)"), check.err
+    assert (check.code, check.err.strip()) == (0, "up to date: generated (1 server, 4 tools)"), check.err
 
     server = root / "demo.py"
     server.write_text(server.read_text().replace(AIRPORT, AIRPORT + " Changed."))

@@ -345,8 +345,9 @@ async def _raw_call(url: str, name: str, arguments: dict[str, Any]) -> dict[str,
 def test_warm_starts_the_upstreams_with_serve_and_names_one_that_cannot_start(tmp_path: Path) -> None:
     write_config(tmp_path, {"gone": {"command": PY, "args": [str(SERVERS / "demo.py")]}})
     assert mcpvend("lock", cwd=tmp_path).code == 0
-    lockfile = tmp_path / "lockfiles" / "gone.lock.json"  # the server has since moved away
+    lockfile = tmp_path / "lockfiles" / "gone.lock.json"  # the server has since moved away, reviewed as such
     lockfile.write_text(lockfile.read_text().replace(str(SERVERS / "demo.py"), str(tmp_path / "missing.py")))
+    write_config(tmp_path, {"gone": {"command": PY, "args": [str(tmp_path / "missing.py")]}})
     assert mcpvend("generate", cwd=tmp_path).code == 0
     served = subprocess.run(
         [PY, "-m", "mcpvend", "serve", "--warm"], cwd=tmp_path, input="", capture_output=True, text=True, timeout=120

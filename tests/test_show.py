@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import json
+import shutil
+from pathlib import Path
 
-from conftest import REPO, mcpvend
+from conftest import REPO, mcpvend, write_config
 from mcpvend.lock import lockfile
 from mcpvend.runtime.core.budget import Budget
 from mcpvend.runtime.core.catalog import Catalog, Entry
 from mcpvend.runtime.core.specs import full_spec, tokens
 from mcpvend.runtime.toolset import ToolSet
 from mcpvend.show import hints_in_words
+
+PUBLISHED_FILESYSTEM = REPO / "tests" / "data" / "published" / "filesystem-2025.7.29.lock.json"
 
 
 def test_show_prints_every_tool_with_annotations_and_tokens() -> None:
@@ -44,6 +48,26 @@ def test_show_json_matches_the_runtime_plan() -> None:
     echo = next(r for r in view["tools"] if r["wire_name"] == "echo")
     assert echo["direct_tokens"] == tokens([full_spec(ts.catalog.by_provider["everything__echo"])])
     assert shown["all"]["direct_tokens"] == sum(s["direct_tokens"] for s in shown["servers"])
+
+
+def test_show_names_the_tools_rejected_at_lock_with_their_reasons(tmp_path: Path) -> None:
+    """server-filesystem 2025.7.29 as captured: 1 tool locked, 13 served without `"type": "object"`. A reviewer
+    who reads only `show` must see that 13 tools the server has are not in the package, and why."""
+    (tmp_path / "lockfiles").mkdir()
+    shutil.copyfile(PUBLISHED_FILESYSTEM, tmp_path / "lockfiles" / "filesystem.lock.json")
+    published = json.loads(PUBLISHED_FILESYSTEM.read_text(encoding="utf-8"))
+    write_config(tmp_path, {"filesystem": {"command": "npx", "args": published["source"]["args"]}})
+    text = mcpvend("show", cwd=tmp_path)
+    assert text.code == 0, text.err
+    assert "filesystem: 13 tools rejected at lock (not in the package)" in text.out
+    rows = {line.split("│")[1].strip(): line.split("│")[2].strip() for line in text.out.splitlines() if "│" in line}
+    for entry in published["rejected"]:
+        assert rows[entry["name"]] == entry["reason"] == "inputSchema.type: Field required"
+    assert "filesystem: 1 tool, 13 rejected; tokens:" in text.out
+    shown = json.loads(mcpvend("show", "--format", "json", cwd=tmp_path).out)
+    (view,) = shown["servers"]
+    assert len(view["tools"]) == 1 and view["rejected"] == published["rejected"]
+    assert "rejected" not in shown["all"]
 
 
 def test_annotations_in_words_with_defaults_marked() -> None:

@@ -52,13 +52,13 @@ def steps() -> list[Step]:
 SHOWS: list[list[str]] = [
     [],  # cp the demo server
     [],  # .mcp.json
-    ["wrote mcpvend.toml from", "(1 servers)"],  # mcpvend init
+    ["wrote mcpvend.toml from", "(1 server)"],  # mcpvend init
     ['[servers."trips"]', 'command = "python"'],  # cat mcpvend.toml
     ["trips: 4 tools"],  # mcpvend lock
     ["trips__convert_temperature", "trips__cancel_booking", "destructive"],  # mcpvend show trips
     ["no findings"],  # mcpvend lint
     ["convert_temperature - Convert a temperature", "digest: sha256:"],  # reading the lockfile
-    ["(1 servers, 4 tools)"],  # mcpvend generate
+    ["(1 server, 4 tools)"],  # mcpvend generate
     ["212.00 fahrenheit", "100.0 EUR"],  # the typed wrappers
     ["mode: direct (chosen by auto)", '"trips__convert_temperature"'],  # the agent
     [],  # the server changes
@@ -67,7 +67,7 @@ SHOWS: list[list[str]] = [
     ["trips: 4 tools"],  # lock again
     ["| description-changed |", "```diff", "+ Convert a temperature given in Celsius to another unit. Always call"],
     ["stale", "trips/tools.py"],  # generate --check
-    ["(1 servers, 4 tools)"],  # generate
+    ["(1 server, 4 tools)"],  # generate
     ["up to date"],  # generate --check
 ]
 

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, NoReturn, cast
 import click
 
 from mcpvend import __version__
+from mcpvend.counts import plural
 from mcpvend.errors import ConfigError, MCPVendError, printable
 
 if TYPE_CHECKING:
@@ -137,7 +138,9 @@ def init(source: Path | None, force: bool) -> None:
         written = run_init(Path.cwd(), source=source, force=force, choose=ask)
     except MCPVendError as exc:
         _fail(exc)
-    click.echo(f"wrote {_relative(written.path)} from {written.source} ({len(written.servers)} servers)", err=True)
+    click.echo(
+        f"wrote {_relative(written.path)} from {written.source} ({plural(len(written.servers), 'server')})", err=True
+    )
     for variable, where in sorted(written.variables.items()):
         click.echo(f"  set ${{{variable}}} in the environment: {where} was not copied", err=True)
     for news in written.exclusions:
@@ -254,9 +257,14 @@ def generate(options: Options, check: bool, full: bool) -> None:
     No server is started: the lockfiles are all it reads.
     """
     from mcpvend.codegen.generate import generate as run_generate
+    from mcpvend.lock.agreement import SourceMismatch
 
     try:
         report = run_generate(_load(options), check=check, full=full)
+    except SourceMismatch as exc:  # a check that failed; refused (nothing written) when generating
+        for line in exc.lines:
+            click.echo(printable(line) if check else f"error: {printable(line)}", err=True)
+        sys.exit(1 if check else 2)
     except MCPVendError as exc:
         _fail(exc)
     where = _relative(report.output)
@@ -266,7 +274,7 @@ def generate(options: Options, check: bool, full: bool) -> None:
             click.echo(f"  {printable(line)}", err=True)
         sys.exit(1)
     verb = "generated" if report.status == "generated" else "up to date:"
-    click.echo(f"{verb} {where} ({report.servers} servers, {report.tools} tools)", err=True)
+    click.echo(f"{verb} {where} ({plural(report.servers, 'server')}, {plural(report.tools, 'tool')})", err=True)
 
 
 def _relative(path: Path) -> str:

@@ -17,6 +17,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, cast
 
+from mcpvend.credentials import (
+    LiteralCredential,
+    arg_secret_values,
+    scrub_args,
+    scrub_url,
+    url_secret_values,
+)
 from mcpvend.credentials import looks_like_credential as looks_like_credential
 from mcpvend.credentials import writable_env as writable_env
 from mcpvend.errors import ConfigError, read_failure
@@ -98,20 +105,29 @@ class ServerConfig:
         a secret, never show it."""
         named: dict[str, str] = {}
 
+        def remember(value: str, key: str) -> None:
+            named.setdefault(value, key)
+            if len(scheme_and_credentials := value.split(None, 1)) == 2:  # `Bearer sk-...`: the token alone too
+                named.setdefault(scheme_and_credentials[1], key)
+
         def expand(key: str, text: str, secret: bool = False) -> str:
             value = _interpolate(text, environ, f"server '{self.name}': {key}")
             named.update({environ[m[1]]: f"${{{m[1]}}}" for m in VARIABLE.finditer(text) if m[1] in environ})
             if secret:
-                named.setdefault(value, key)
-                if len(scheme_and_credentials := value.split(None, 1)) == 2:  # `Bearer sk-...`: the token alone too
-                    named.setdefault(scheme_and_credentials[1], key)
+                remember(value, key)
             return value
+
+        def literal(values: Mapping[str, str]) -> None:
+            """The literal credentials of args or the url (`lock` refuses them; serve and logs mask them)."""
+            for text, key in values.items():
+                remember(interpolate(text, environ), key)  # expanded above already: no variable is missing
 
         if self.transport != "stdio":
             headers = {k: expand(f"headers.{k}", v, secret=True) for k, v in self.headers.items()}
             if self.token is not None:
                 headers["Authorization"] = f"Bearer {expand('token', self.token, secret=True)}"
             url = expand("url", self.url)
+            literal(dict.fromkeys(url_secret_values(self.url), "url"))
             oauth = None
             if (auth := self.auth) is not None:
                 secret = (
@@ -126,6 +142,7 @@ class ServerConfig:
         cwd = base_dir / expand("cwd", self.cwd) if self.cwd else base_dir
         command = executable(expand("command", self.command))
         args = tuple(expand(f"args[{i}]", a) for i, a in enumerate(self.args))
+        literal(arg_secret_values(self.args))
         secrets = _worth_hiding(named)
         target = StdioTarget(command=command, args=args, env=env, cwd=str(cwd), secrets=frozenset(secrets))
         return target, secrets
@@ -177,6 +194,19 @@ class ServerConfig:
             f' write {key} = "${{{key}}}" and set {key} in the environment (or pass env= to the package)'
             for key in self.unwritten_env()
         ]
+
+    def literal_credentials(self) -> list[LiteralCredential]:
+        """Literal credentials in `args` or `url`, which a lockfile would keep as written (env values are left out
+        of it instead, see `unwritten_env`; header values are never written)."""
+        if self.transport == "stdio":
+            return scrub_args(self.name, self.args)[1]
+        return scrub_url(self.name, self.url)[1]
+
+    def refuse_literal_credentials(self) -> None:
+        """Before a server is started for a lockfile (`lock`, `lock --check`, `diff --live`): one line naming
+        the first literal credential and the variable to write instead, never its value."""
+        if found := self.literal_credentials():
+            raise ConfigError(found[0].message(self.name))
 
     def _start_record(self) -> dict[str, Any]:
         """How long the runtime may wait for the server to start: recorded only when not the default."""

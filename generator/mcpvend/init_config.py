@@ -1,30 +1,40 @@
 """`mcpvend init`: an `mcpvend.toml` from the servers another MCP client already knows.
 
-Other clients' files often hold secrets in plain text (an API key in `env`, a bearer token in
-a header). Those values are never copied: each becomes a `${VAR}` reference, and the user is
-told which variables to set. The file is checked by loading it before it replaces anything.
+Other clients' files often hold secrets in plain text (an API key in `env` or `args`, a bearer
+token in a header, a password in a URL). Those values are never copied: each becomes a `${VAR}`
+reference, and the user is told which variables to set. Which values are secret is the rule of
+`mcpvend.credentials`, the one `lock` applies, so a data path or a time zone is kept as written and
+the config locks as the client's own file would. The file is checked by loading it before it
+replaces anything.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import re
 import sys
 import tempfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+from typing import TypeVar
 
 from mcpvend.config import ServerConfig, load_config
+from mcpvend.credentials import (
+    LiteralCredential,
+    holds_credential,
+    scrub_args,
+    scrub_url,
+    variable_name,
+    writable_env,
+)
 from mcpvend.errors import ConfigError
 from mcpvend.exclusions import exclude_output
 from mcpvend.runtime.client.files import write_atomic
 from mcpvend.runtime.client.targets import VARIABLE
 
 TARGET = "mcpvend.toml"
-_SECRETISH = re.compile(r"key|token|secret|passw|auth|credential|session|cookie", re.IGNORECASE)
+_T = TypeVar("_T")
 
 
 def sources(cwd: Path, home: Path, platform: str = sys.platform) -> list[Path]:
@@ -40,44 +50,38 @@ def sources(cwd: Path, home: Path, platform: str = sys.platform) -> list[Path]:
     return [p for p in project + user if p.is_file()]
 
 
-def _variable(*parts: str) -> str:
-    return re.sub(r"[^A-Za-z0-9]+", "_", "_".join(parts)).strip("_").upper() or "SECRET"
-
-
 @dataclass
 class _Scrubber:
-    """Replaces literal values that may be secret with `${VAR}` and remembers what to set."""
+    """Writes each literal credential as a `${VAR}` (by the credentials rule, as `lock` judges them) and
+    remembers what to set; every other literal is kept as written, as `lock --config .mcp.json` keeps it."""
 
     variables: dict[str, str]  # variable -> where it came from
 
-    def value(self, text: str, variable: str, where: str) -> str:
-        if not text or VARIABLE.fullmatch(text):
+    def header(self, server: str, key: str, text: str) -> str:
+        """Every header value is a secret: a `${VAR}` as written stays, anything else becomes one."""
+        if not text or (VARIABLE.fullmatch(text) and not holds_credential("", text)):
             return text
-        self.variables.setdefault(variable, where)
-        return f"${{{variable}}}"
+        return self._variable(variable_name(server, key), f"server '{server}' header {key}")
+
+    def env(self, server: str, key: str, text: str) -> str:
+        if writable_env(key, text):
+            return text
+        return self._variable(variable_name(key), f"server '{server}' env {key}")
 
     def url(self, server: str, url: str) -> str:
-        parts = urlsplit(url)
-        netloc = parts.netloc
-        if "@" in netloc:
-            userinfo = self.value("x", _variable(server, "URL_USERINFO"), "the URL user info")
-            netloc = f"{userinfo}@{netloc.rsplit('@', 1)[-1]}"
-        query = [
-            (k, self.value(v, _variable(server, k), f"URL query parameter {k!r}") if _SECRETISH.search(k) else v)
-            for k, v in parse_qsl(parts.query, keep_blank_values=True)
-        ]
-        return urlunsplit(parts._replace(netloc=netloc, query=urlencode(query, safe="${}")))
+        return self._found(server, *scrub_url(server, url))
 
     def args(self, server: str, args: tuple[str, ...]) -> list[str]:
-        result: list[str] = []
-        for i, arg in enumerate(args):
-            flag, sep, value = arg.partition("=")
-            if sep and flag.startswith("-") and _SECRETISH.search(flag):
-                arg = f"{flag}={self.value(value, _variable(server, flag), f'argument {flag}')}"
-            elif i and args[i - 1].startswith("-") and _SECRETISH.search(args[i - 1]) and not arg.startswith("-"):
-                arg = self.value(arg, _variable(server, args[i - 1]), f"argument {args[i - 1]}")
-            result.append(arg)
-        return result
+        return self._found(server, *scrub_args(server, args))
+
+    def _found(self, server: str, written: _T, found: list[LiteralCredential]) -> _T:
+        for literal in found:
+            self.variables.setdefault(literal.variable, f"server '{server}' {literal.place}")
+        return written
+
+    def _variable(self, variable: str, where: str) -> str:
+        self.variables.setdefault(variable, where)
+        return f"${{{variable}}}"
 
 
 def _toml(value: object) -> str:
@@ -96,10 +100,7 @@ def render(servers: list[ServerConfig], origin: str) -> tuple[str, dict[str, str
             lines.append(f"url = {_toml(scrub.url(server.name, server.url))}")
             if server.transport == "sse":
                 lines.append('transport = "sse"')
-            headers = {
-                k: scrub.value(v, _variable(server.name, k), f"server '{server.name}' header {k}")
-                for k, v in server.headers.items()
-            }
+            headers = {k: scrub.header(server.name, k, v) for k, v in server.headers.items()}
             if headers:
                 lines.append(f"headers = {_toml(headers)}")
             if server.auth is not None:  # signed in with `mcpvend login`, never a copied secret
@@ -112,7 +113,7 @@ def render(servers: list[ServerConfig], origin: str) -> tuple[str, dict[str, str
             lines.append(f"command = {_toml(server.command)}")
             if server.args:
                 lines.append(f"args = {_toml(scrub.args(server.name, server.args))}")
-            env = {k: scrub.value(v, _variable(k), f"server '{server.name}' env {k}") for k, v in server.env.items()}
+            env = {k: scrub.env(server.name, k, v) for k, v in server.env.items()}
             if env:
                 lines.append(f"env = {_toml(env)}")
             if server.cwd:

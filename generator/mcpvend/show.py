@@ -9,10 +9,11 @@ from __future__ import annotations
 import io
 import json
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from mcpvend.config import Config
+from mcpvend.counts import plural
 from mcpvend.lock.lockfile import Lockfile, task_only
 from mcpvend.runtime.core.budget import Budget
 from mcpvend.runtime.core.catalog import Catalog, Entry
@@ -50,6 +51,14 @@ class ToolRow:
 
 
 @dataclass(frozen=True)
+class RejectedRow:
+    """A tool the server served that `lock` could not lock: not in the package, whatever a reviewer expects."""
+
+    name: str
+    reason: str
+
+
+@dataclass(frozen=True)
 class ServerView:
     server: str
     lockfile: str
@@ -59,6 +68,7 @@ class ServerView:
     compact_tokens: int
     routed_tokens: int
     auto_mode: str
+    rejected: tuple[RejectedRow, ...] = ()
 
 
 def views(config: Config, locks: Mapping[str, Lockfile], budget: Budget) -> tuple[list[ServerView], ServerView]:
@@ -69,8 +79,18 @@ def views(config: Config, locks: Mapping[str, Lockfile], budget: Budget) -> tupl
         entries = [Entry(name, tool) for tool in lock.tools]
         every += entries
         relative = lock.path.relative_to(config.base_dir) if lock.path.is_relative_to(config.base_dir) else lock.path
-        result.append(_view(name, str(relative), str(lock.document.get("protocolVersion", "")), entries, budget))
+        view = _view(name, str(relative), str(lock.document.get("protocolVersion", "")), entries, budget)
+        result.append(replace(view, rejected=_rejected(lock)))
     return result, _view("(all)", "", "", every, budget)
+
+
+def _rejected(lock: Lockfile) -> tuple[RejectedRow, ...]:
+    """The lockfile's `rejected` list (entries as `lock` writes them; anything else is skipped, not shown)."""
+    return tuple(
+        RejectedRow(str(entry.get("name", "")), str(entry.get("reason", "")))
+        for entry in lock.document.get("rejected", [])
+        if isinstance(entry, dict)
+    )
 
 
 def _view(server: str, lockfile: str, protocol: str, entries: list[Entry], budget: Budget) -> ServerView:
@@ -89,7 +109,9 @@ def render_json(servers: list[ServerView], total: ServerView, budget: Budget) ->
     document = {
         "budget": {"context_window": budget.context_window, "ratio": budget.ratio, "tokens": budget.tokens},
         "servers": [asdict(v) for v in servers],
-        "all": {k: v for k, v in asdict(total).items() if k not in ("tools", "lockfile", "protocol", "server")},
+        "all": {
+            k: v for k, v in asdict(total).items() if k not in ("tools", "lockfile", "protocol", "server", "rejected")
+        },
     }
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
 
@@ -108,6 +130,14 @@ def render_text(servers: list[ServerView], total: ServerView, budget: Budget, *,
         for row in view.tools:
             table.add_row(Text(row.name), Text(row.annotations), str(row.direct_tokens), str(row.compact_tokens))
         console.print(table)
+        if view.rejected:
+            title = f"{view.server}: {plural(len(view.rejected), 'tool')} rejected at lock (not in the package)"
+            rejected = Table(title=Text(title), title_justify="left")
+            rejected.add_column("tool")
+            rejected.add_column("reason")
+            for tool in view.rejected:
+                rejected.add_row(Text(tool.name), Text(tool.reason))
+            console.print(rejected)
         console.print(Text(_summary(view, budget)))
         console.print()
     if len(servers) > 1:
@@ -118,7 +148,9 @@ def render_text(servers: list[ServerView], total: ServerView, budget: Budget, *,
 
 
 def _summary(view: ServerView, budget: Budget) -> str:
+    rejected = f", {len(view.rejected)} rejected" if view.rejected else ""
     return (
-        f"{view.server}: {len(view.tools)} tools; tokens: direct {view.direct_tokens}, compact {view.compact_tokens},"
+        f"{view.server}: {plural(len(view.tools), 'tool')}{rejected}; tokens: direct {view.direct_tokens},"
+        f" compact {view.compact_tokens},"
         f" routed {view.routed_tokens}; auto at a {budget.context_window:,}-token context: {view.auto_mode}"
     )

@@ -21,6 +21,7 @@ from mcpvend.codegen.vendor import vendored_runtime
 from mcpvend.config import Config
 from mcpvend.errors import MCPVendError
 from mcpvend.lock import lockfile
+from mcpvend.lock.agreement import refuse_mismatches
 from mcpvend.lock.lockfile import Lockfile, as_served
 from mcpvend.runtime import MCP_REQUIREMENT, PUBLIC
 from mcpvend.runtime.client.files import read_text
@@ -51,11 +52,14 @@ class Report:
 def generate(config: Config, *, check: bool, full: bool = False) -> Report:
     """Write (or, with `check`, compare) the package for every configured server's lockfile.
 
+    A server configured otherwise than its lockfile says is refused first (`SourceMismatch`), check or not.
     The hashes recorded in `.mcpvend.json` make the no-change path fast, but they are part of the
     output a pull request can edit: `full` trusts none of them and regenerates everything (CI).
     """
     paths = {server.name: lockfile.path_for(config.lockfiles, server.name) for server in config.select(())}
     texts = {name: lockfile.read_text(path) for name, path in paths.items()}
+    # A config edited since `lock` would give a package that runs what the config no longer says.
+    refuse_mismatches(config.servers, {name: document for name, text in texts.items() if (document := _json(text))})
     if os.path.lexists(config.output) and not config.output.is_dir():
         raise MCPVendError(f"{config.output}: the output is not a directory")
     if not check:  # imported here: the pre-commit path (--check, unchanged) never writes
@@ -78,6 +82,15 @@ def generate(config: Config, *, check: bool, full: bool = False) -> Report:
 
     replace_tree(config.output, files)
     return Report("generated", config.output, len(locks), tools)
+
+
+def _json(text: str) -> dict[str, Any] | None:
+    """A lockfile's JSON, unverified (that is `lockfile.parse`'s work, on the path that regenerates)."""
+    try:
+        document = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    return document if isinstance(document, dict) else None
 
 
 def build(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 from typing import TextIO
 
+from mcpvend.counts import plural
 from mcpvend.errors import printable
 from mcpvend.lock.run import Outcome
 
@@ -18,13 +19,15 @@ _MARKS = {
 
 
 def describe(outcome: Outcome, relative_to: str = "") -> list[str]:
-    """The lines one outcome prints: a status line, then its rejected tools or changes."""
+    """The lines one outcome prints: a status line (tools locked, and rejected: served but not lockable), then
+    its changes, rejected tools and notes."""
     where = str(outcome.path)
     if relative_to and where.startswith(relative_to):
         where = where[len(relative_to) :].lstrip("/")
     if outcome.status == "failed":
         return [f"error: {printable(outcome.detail)}"]
-    head = f"{_MARKS[outcome.status]:>10}  {outcome.server}: {outcome.tools} tools  {where}"
+    rejected = f", {len(outcome.rejected)} rejected" if outcome.rejected else ""
+    head = f"{_MARKS[outcome.status]:>10}  {outcome.server}: {plural(outcome.tools, 'tool')}{rejected}  {where}"
     if outcome.detail:
         head += f"  ({outcome.detail})"
     lines = [head]

@@ -70,11 +70,13 @@ def lock(
     """Lock (or, with `check`, compare) the named servers at once; one failure costs no other.
 
     `jobs` caps how many servers run at the same time (each one is a process, or a connection
-    that may be rate-limited); None runs them all at once. Bad input (an unknown server, a
-    lockfile that cannot be checked or replaced) fails before any server starts.
+    that may be rate-limited); None runs them all at once. Bad input (an unknown server, a literal
+    credential the lockfile would keep, a lockfile that cannot be checked or replaced) fails before
+    any server starts.
     """
     servers = config.select(names)
     for server in servers:
+        server.refuse_literal_credentials()
         lockfile.preflight(config.lockfiles, server.name, check=check)
     reporter.started([s.name for s in servers])
     return anyio.run(_lock_all, config, servers, check, environ, reporter, explain, jobs)

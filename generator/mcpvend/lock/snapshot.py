@@ -51,7 +51,11 @@ class Snapshot:
 
 
 async def take_snapshot(server: ServerConfig, base_dir: Path, environ: Mapping[str, str]) -> Snapshot:
-    """Start the server, list every tool, stop it; any failure is a ServerError naming it."""
+    """Start the server, list every tool, stop it; any failure is a ServerError naming it.
+
+    A server whose args or url hold a literal credential is refused first: its lockfile would keep it.
+    """
+    server.refuse_literal_credentials()
     target, named = server.target(base_dir, environ)
     secrets = frozenset(named) | target.secret_values()
     with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as errlog:
