@@ -33,7 +33,7 @@ $(CONFORMANCE_DIR)/node_modules/.installed: $(CONFORMANCE_DIR)/package.json $(CO
 	cd $(CONFORMANCE_DIR) && npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
-## demo: lock the in-repo demo server, generate the typed package, then tour them (offline: no network)
+## demo: lock the in-repo demo server, generate the typed package, then tour them (the demo runs offline; the first run installs mcpvend's dependencies)
 demo: $(VENV)/.base
 	$(BIN)/mcpvend lock demo
 	$(BIN)/mcpvend generate

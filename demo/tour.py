@@ -3,6 +3,7 @@
 Run after `mcpvend lock demo` and `mcpvend generate`, from the checkout (`python demo/tour.py`), with
 mcpvend's base install only. It reads the repository and changes nothing in it: the drift of step 5
 happens in a temporary copy. Coloured on a terminal; plain when piped, under CI or with NO_COLOR.
+Reports are in mcpvend's text format, the one a terminal and a CI log show (Markdown is for PR comments).
 A step that fails prints one line and the tour exits 1.
 """
 
@@ -28,6 +29,7 @@ if str(ROOT) not in sys.path:
 
 import mcpvend  # noqa: E402 - after ROOT is on the path, like the generated package below
 from mcpvend.config import load_config  # noqa: E402
+from mcpvend.counts import plural  # noqa: E402
 from mcpvend.lock.lockfile import Lockfile, read_for  # noqa: E402
 
 SERVER = "demo"
@@ -136,7 +138,8 @@ def step_plans() -> None:
         say(plan.mode, bold=True, fg="green")
         indented(plan.reason, prefix="       ", dim=True)
     tokens = f"direct {plan.direct_tokens}, compact {plan.compact_tokens}, routed {plan.routed_tokens}"
-    indented(f"Listing {plan.tools} tools costs {tokens} tokens; budget = window x {plan.budget.ratio:g}.", dim=True)
+    listing = f"Listing {plural(plan.tools, 'tool')} costs {tokens} tokens"
+    indented(f"{listing}; budget = window x {plan.budget.ratio:g}.", dim=True)
 
 
 async def typed_call() -> str:
@@ -201,15 +204,13 @@ def step_drift() -> None:
         indented(f'"{DRIFT_ADDED}"', prefix="       ", fg="red")
         for args, note in (
             (["lock", "--check", SERVER], "the CI gate: exit 1"),
-            (["diff", "--live", SERVER, "--format", "markdown"], "the report for the pull request"),
+            (["diff", "--live", SERVER], "what the reviewer reads; --format markdown for a PR comment"),
         ):
             command = f"mcpvend {' '.join(args)}"
             output = expect_drift(mcpvend_run(args, copy), command)
             say(f"   $ {command}", bold=True, nl=False)
             say(f"   ({note})", dim=True)
-            indented(
-                output.replace(str(copy), "<copy>").replace(str(copy).replace("_", "\\_"), "<copy>"), prefix="     "
-            )
+            indented(output.replace(str(copy), "<copy>"), prefix="     ")
     indented("The repository's own lockfile and server were not touched.", dim=True)
 
 

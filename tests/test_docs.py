@@ -32,6 +32,9 @@ from mcpvend.runtime import PUBLIC
 
 DOCS = REPO / "docs"
 SCHEMA = DOCS / "reference" / "lockfile.schema.json"
+# Characters of a code line shown whole at 1280 px: Material's code box is 656 px wide there,
+# in a 13.6 px monospace font of 0.6 em a character (DejaVu Sans Mono, Menlo, SF Mono).
+CODE_WIDTH = 80
 GENERATED_PAGES = {"reference/cli.md": "<!-- mcpvend:cli -->", "reference/api.md": "<!-- mcpvend:api -->"}
 
 
@@ -113,6 +116,15 @@ def test_the_cli_reference_has_every_command_and_option(site: Path) -> None:
             if isinstance(param, click.Option):
                 for opt in param.opts:
                     assert opt in text, (path, opt)
+
+
+def test_the_cli_reference_code_lines_show_whole_at_1280_px(site: Path) -> None:
+    """Material scrolls a longer line sideways, which hides its end (the comment) until scrolled."""
+    page = (site / "reference" / "cli" / "index.html").read_text(encoding="utf-8")
+    code = [html.unescape(re.sub(r"<[^>]+>", "", pre)) for pre in re.findall(r"<pre\b.*?</pre>", page, re.DOTALL)]
+    lines = [line for block in code for line in block.splitlines()]
+    assert len(code) >= len(cli_commands()) and len(lines) > 30  # "At a glance" and every usage line
+    assert [line for line in lines if len(line) > CODE_WIDTH] == []
 
 
 def test_the_api_page_has_every_public_name(site: Path) -> None:

@@ -1,9 +1,12 @@
-"""The built wheel in a fresh venv: templates and runtime included, `mcpvend generate` byte-identical to the golden package."""
+"""mcpvend installed from a clone, as docs/how-to/install.md says, into a fresh venv: templates and runtime
+included, the extra's adapter importable, `mcpvend generate` byte-identical to the golden package."""
 
 from __future__ import annotations
 
 import filecmp
 import os
+import re
+import shlex
 import shutil
 import subprocess
 import sysconfig
@@ -18,35 +21,53 @@ from conftest import PY, REPO
 from mcpvend import __version__ as VERSION
 
 HEAVY = ("mcp", "pydantic", "jinja2", "black", "datamodel_code_generator", "rich", "jsonschema")
+INSTALL_PAGE = REPO / "docs" / "how-to" / "install.md"
+# The runtime module each extra is for: the test imports the one the install page's clone line names.
+ADAPTERS = {"pydantic-ai": "mcpvend.runtime.frameworks.pydantic_ai_toolset"}
 
 
 def run(*command: str | Path, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run([str(c) for c in command], cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
 
 
+def clone_install_line() -> list[str]:
+    """The install page's first `pip install ... "./mcpvend[EXTRA]"` line, run from the clone's parent."""
+    lines = INSTALL_PAGE.read_text(encoding="utf-8").splitlines()
+    return shlex.split(next(line for line in lines if '"./mcpvend[' in line), comments=True)
+
+
 @pytest.fixture(scope="module")
-def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A wheel built from the files git tracks, as a clean checkout would have them."""
-    source = tmp_path_factory.mktemp("source")
-    tracked = run("git", "ls-files", "-z", cwd=REPO).stdout.split("\0")
+def clone(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """`mcpvend/` as a clone of this tree once committed: tracked and new files, nothing git ignores."""
+    source = tmp_path_factory.mktemp("clone") / "mcpvend"
+    tracked = run("git", "ls-files", "-z", "--cached", "--others", "--exclude-standard", cwd=REPO).stdout.split("\0")
     for name in filter(None, tracked):
         if (REPO / name).is_file():
             (source / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(REPO / name, source / name)
+    return source
+
+
+@pytest.fixture(scope="module")
+def wheel(clone: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The wheel `pip wheel` builds inside the clone, as the install page's wheel route does."""
     dist = tmp_path_factory.mktemp("dist")
-    built = run(PY, "-m", "pip", "wheel", "--no-deps", "--quiet", "--wheel-dir", dist, source, cwd=source)
+    built = run(PY, "-m", "pip", "wheel", "--no-deps", "--quiet", "--wheel-dir", dist, ".", cwd=clone)
     assert built.returncode == 0, built.stderr
     (path,) = dist.glob("mcpvend-*.whl")
     return path
 
 
 @pytest.fixture(scope="module")
-def venv(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A fresh venv with the wheel and its dependencies (pinned like the repo's own), and nothing of this checkout."""
+def venv(clone: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A fresh venv with nothing of this checkout, where the install page's clone line ran (pip builds the
+    same wheel as `wheel` above, and resolves the extra with the constraints)."""
     root = tmp_path_factory.mktemp("venv")
     assert run(PY, "-m", "venv", root / "env", cwd=root).returncode == 0
-    pip = run(root / "env/bin/python", "-m", "pip", "install", "-q", "-c", REPO / "constraints.txt", wheel, cwd=root)
-    assert pip.returncode == 0, pip.stderr
+    pip, *args = clone_install_line()
+    assert pip == "pip", args
+    installed = run(root / "env/bin/python", "-m", "pip", *args, cwd=clone.parent)
+    assert installed.returncode == 0, installed.stderr
     return root / "env"
 
 
@@ -82,6 +103,21 @@ def test_the_editable_install_is_a_path_entry_not_an_import_hook() -> None:
 def test_the_installed_cli_reports_its_version(venv: Path, tmp_path: Path) -> None:
     result = run(venv / "bin/mcpvend", "--version", cwd=tmp_path)
     assert (result.returncode, result.stdout.strip()) == (0, f"mcpvend, version {VERSION}")
+
+
+def test_the_clone_install_brings_the_extra_at_its_pinned_release(venv: Path, tmp_path: Path) -> None:
+    """The extra resolved with the constraints: its adapter imports, each requirement at the release pinned."""
+    (extra,) = re.findall(r"\[([\w-]+)\]", clone_install_line()[-1])
+    pinned = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]["optional-dependencies"]
+    probe = (
+        "import importlib, importlib.metadata as m, sys\n"
+        f"importlib.import_module({ADAPTERS[extra]!r})\n"
+        "print(*(f'{name}=={m.version(name)}' for name in sys.argv[1:]))\n"
+    )
+    names = [Requirement(r).name for r in pinned[extra]]
+    result = run(venv / "bin/python", "-c", probe, *names, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == [str(Requirement(r)) for r in pinned[extra]]
 
 
 def test_the_installed_cli_generates_the_golden_package_byte_for_byte(venv: Path, tmp_path: Path) -> None:

@@ -25,6 +25,7 @@ TOUR = REPO / "demo" / "tour.py"
 LOCKFILE = REPO / "lockfiles" / "demo.lock.json"
 TOOLS_PY = REPO / "generated" / "demo" / "tools.py"
 ANSI = "\x1b["
+STYLE = re.compile(r"\x1b\[[0-9;]*m")  # click.style's codes
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))  # the committed golden package `generated`
 
@@ -165,7 +166,15 @@ def test_step_3_plans_differ_for_a_small_and_a_large_window(runs: Runs) -> None:
     assert shown[tour.SMALL_WINDOW] != shown[tour.LARGE_WINDOW]
     for plan in expected.values():
         assert plan.reason in step
-    assert f"direct {plan.direct_tokens}, compact {plan.compact_tokens}, routed {plan.routed_tokens}" in step
+    large = expected[tour.LARGE_WINDOW]  # the tour's summary line is the last plan's
+    assert f"direct {large.direct_tokens}, compact {large.compact_tokens}, routed {large.routed_tokens}" in step
+    assert f"Listing {large.tools} tools costs" in step
+
+
+def test_counts_read_as_english(runs: Runs) -> None:
+    """`1 finding`, never `1 findings`: the tour's own lines and the mcpvend output it shows."""
+    assert re.search(r"\b1 finding\b", section(runs.piped.output, 5))
+    assert re.findall(r"\b1 [a-z]+s\b", runs.piped.output) == []
 
 
 def test_step_4_shows_the_demo_servers_real_answer(runs: Runs) -> None:
@@ -180,12 +189,21 @@ def test_step_5_reports_the_changed_description(runs: Runs) -> None:
     step = section(runs.piped.output, 5)
     locked = {entry["tool"]["name"]: entry["tool"] for entry in lockfile()["tools"]}
     description = locked[tour.DRIFT_TOOL]["description"]
-    check, _, markdown = step.partition("$ mcpvend diff --live demo --format markdown")
+    check, _, report = step.partition(f"$ mcpvend diff --live {tour.SERVER}")
     assert re.search(rf"DRIFT +demo:.*\n.*description-changed: {tour.DRIFT_TOOL} /description", check)
-    assert re.search(rf"\| description-changed \| ` {tour.DRIFT_TOOL} ` \| ` /description `", markdown)
-    assert f"- {description}\n" in markdown
-    assert f"+ {description} {tour.DRIFT_ADDED}\n" in markdown
+    assert f"-> live server '{tour.SERVER}': " in report
+    assert re.search(rf"^ +\w+ +description-changed +{tour.DRIFT_TOOL} +/description$", report, re.M), report
+    assert re.search(rf"^ +{re.escape(description)} .*{re.escape(tour.DRIFT_ADDED)}", report, re.M), report
     assert tour.DRIFT_ADDED not in (REPO / "tests" / "servers" / "demo.py").read_text(encoding="utf-8")
+
+
+def test_reports_print_as_text_not_markdown(runs: Runs) -> None:
+    """A terminal and a CI log show the text format: no HTML entity, no backslash before punctuation."""
+    for output in (STYLE.sub("", run.output) for run in (runs.piped, runs.tty, runs.tty_ci)):
+        assert "-> live server 'demo'" in section(output, 5), output
+        assert re.findall(r"&(?:gt|lt|amp);", output) == []
+        assert re.findall(r"\\[!-/:-@\[-`{-~]", output) == []
+        assert not re.search(r"^ *(?:\|.*\||#+ )", output, re.M), "a Markdown table or heading"
 
 
 def test_the_tour_ends_with_what_to_run_next(runs: Runs) -> None:
@@ -200,7 +218,7 @@ def test_colour_on_a_terminal_only_and_never_under_ci(runs: Runs) -> None:
     assert ANSI in runs.tty.output
     assert ANSI not in runs.piped.output
     assert ANSI not in runs.tty_ci.output
-    assert re.sub(r"\x1b\[[0-9;]*m", "", runs.tty.output) == runs.tty_ci.output
+    assert STYLE.sub("", runs.tty.output) == runs.tty_ci.output
 
 
 def test_a_failing_step_prints_one_line_and_exits_1(tmp_path: Path) -> None:
