@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import asyncio
 import importlib
 import json
 import os
 import socket
 import subprocess
 import sys
+import threading
 import time
+import traceback
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -76,8 +79,41 @@ class Run:
     err: str
 
 
-def mcpvend(*args: str, cwd: Path, env: dict[str, str] | None = None, timeout: float = 120) -> Run:
-    """Run the real CLI in a child process, as a user or CI script would."""
+def mcpvend(
+    *args: str, cwd: Path, env: dict[str, str] | None = None, timeout: float = 120, process: bool = False
+) -> Run:
+    """Run the real CLI as a user or CI script would: its commands, exit codes, stdout and stderr.
+
+    In this process by default (click's test runner, the working directory and environment set for the
+    call): the suite runs the CLI over a thousand times, and a child process each time pays Python's and
+    the SDK's imports again. `process=True` runs a child, for what only a process shows (signals,
+    `sys.stdin`, imports, a hang bounded by `timeout`); so do `serve` (it imports the generated package),
+    `-v` (the SDK's log is the process's), a call from another thread (the working directory and stdio are
+    the process's) and a call made while an event loop runs, since the commands start their own.
+    """
+    own = threading.current_thread() is threading.main_thread() and not _loop_running()
+    if process or not own or {"serve", "-v", "--verbose"} & set(args):
+        return mcpvend_process(*args, cwd=cwd, env=env, timeout=timeout)
+    from click.testing import CliRunner
+
+    from mcpvend.cli import main
+
+    before = Path.cwd()
+    os.chdir(cwd)
+    try:
+        result = CliRunner().invoke(main, list(args), env=env, prog_name="python -m mcpvend")
+    finally:
+        os.chdir(before)
+    err = result.stderr
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        # What a child process would print for an exception nothing caught (and exit 1 with it).
+        assert result.exc_info is not None
+        err += "".join(traceback.format_exception(*result.exc_info))
+    return Run(result.exit_code, result.stdout, err)
+
+
+def mcpvend_process(*args: str, cwd: Path, env: dict[str, str] | None = None, timeout: float = 120) -> Run:
+    """Run the real CLI in a child process (`python -m mcpvend`)."""
     proc = subprocess.run(
         [PY, "-m", "mcpvend", *args],
         cwd=cwd,
@@ -87,6 +123,14 @@ def mcpvend(*args: str, cwd: Path, env: dict[str, str] | None = None, timeout: f
         timeout=timeout,
     )
     return Run(proc.returncode, proc.stdout, proc.stderr)
+
+
+def _loop_running() -> bool:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
 
 
 def write_tools(path: Path, tools: list[dict[str, Any]]) -> Path:

@@ -69,13 +69,13 @@ def test_check_on_an_unchanged_tree_needs_no_model_and_a_changed_tool_is_embedde
     assert mcpvend("generate", cwd=root).code == 0
     before = (root / VECTORS).read_text().splitlines()
     blocked = without_model(tmp_path)
-    check = mcpvend("generate", "--check", cwd=root, env=blocked)
+    check = mcpvend("generate", "--check", cwd=root, env=blocked, process=True)
     assert (check.code, check.err.strip()) == (0, "up to date: generated (1 server, 4 tools)"), check.err
 
     server = root / "demo.py"
     server.write_text(server.read_text().replace(AIRPORT, AIRPORT + " Changed."))
     assert mcpvend("lock", cwd=root).code == 0
-    refused = mcpvend("generate", cwd=root, env=blocked)  # a tool needs a vector and the model is not there
+    refused = mcpvend("generate", cwd=root, env=blocked, process=True)  # a tool needs a vector and the model is not there
     assert refused.code != 0 and "server 'demo': 1 tool(s) need search vectors" in refused.err
     assert "Traceback" not in refused.err and (root / VECTORS).read_text().splitlines() == before  # nothing written
     assert mcpvend("generate", cwd=root).code == 0
