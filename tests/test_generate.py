@@ -35,16 +35,17 @@ from conftest import (
 from mcpvend.codegen.generate import generate
 from mcpvend.config import load_config
 from mcpvend.lock import lockfile
+from session_builds import seeded_mypy_cache
 
 RUFF_RULES = "E4,E7,E9,F,I,UP,B"
 
 
-MYPY_CACHE: list[Path] = []  # this module's: mypy analyses pydantic and mcp once, not for every package
+MYPY_CACHE: list[Path] = []  # this module's: mypy analyses pydantic, mcp and the frameworks once, if at all
 
 
 @pytest.fixture(scope="module", autouse=True)
 def _mypy_cache(tmp_path_factory: pytest.TempPathFactory) -> None:
-    MYPY_CACHE[:] = [tmp_path_factory.mktemp("mypy-cache")]
+    MYPY_CACHE[:] = [seeded_mypy_cache(tmp_path_factory.mktemp("mypy") / "cache")]
 
 
 def type_check(package: Path) -> None:
@@ -187,10 +188,18 @@ def test_check_on_an_unchanged_tree_runs_no_code_generator(tmp_path: Path) -> No
         "import sys\nfrom mcpvend.cli import main\n"
         "try:\n    main(['generate', '--check'])\nexcept SystemExit as e:\n    code = e.code\n"
         "heavy = sorted(m for m in ('datamodel_code_generator', 'black', 'jinja2', 'mcp') if m in sys.modules)\n"
-        "print(code, heavy)\n"
+        "parsed = sorted(m for m in ('mcpvend.config.parse', 'mcpvend.lock.lockfile') if m in sys.modules)\n"
+        "print(code, heavy, parsed)\n"
     )
     out = subprocess.run([PY, "-c", probe], cwd=tmp_path, capture_output=True, text=True, check=True).stdout
-    assert out.strip() == "0 []"
+    assert out.strip() == "0 [] []"  # nor the config's parser, nor a lockfile parsed: the recorded bytes match
+
+    (tmp_path / "mcpvend.toml").write_text((tmp_path / "mcpvend.toml").read_text() + "# a comment\n")
+    out = subprocess.run([PY, "-c", probe], cwd=tmp_path, capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "0 [] ['mcpvend.config.parse', 'mcpvend.lock.lockfile']"  # looked closer: still fresh
+    assert mcpvend("generate", cwd=tmp_path).code == 0  # records the new config
+    out = subprocess.run([PY, "-c", probe], cwd=tmp_path, capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "0 [] []"
 
 
 def test_full_check_trusts_no_recorded_hash(tmp_path: Path) -> None:
@@ -337,8 +346,8 @@ def test_sigkill_mid_generate_leaves_the_old_or_the_new_output(tmp_path: Path) -
     first = next(iter(servers))
     changed = {**servers, first: [*servers[first], {"name": "zz_new", "inputSchema": {"type": "object"}}]}
     lock_documents(tmp_path, changed)
-    start = time.monotonic()
-    assert mcpvend("--output", str(tmp_path / "reference"), "generate", cwd=tmp_path).code == 0
+    start = time.monotonic()  # a child process, as the killed runs are: their start-up is in the window
+    assert mcpvend("--output", str(tmp_path / "reference"), "generate", cwd=tmp_path, process=True).code == 0
     duration = time.monotonic() - start
     new = tree(tmp_path / "reference")
     assert new != old and config.is_file()
@@ -618,6 +627,21 @@ SCHEMA_FEATURES: list[dict[str, Any]] = [
         "outputSchema": {"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]},
     },
     {"name": "only_extra", "inputSchema": {"type": "object", "additionalProperties": {"type": "integer"}}},
+    {
+        "name": "closed_all_of",  # a closed branch: not merged into one class, left to the generator whole
+        "inputSchema": {
+            "type": "object",
+            "$defs": {"Base": {"type": "object", "properties": {"id": {"type": "string"}}, "required": ["id"]}},
+            "properties": {
+                "item": {
+                    "allOf": [
+                        {"$ref": "#/$defs/Base"},
+                        {"type": "object", "properties": {"id": {"type": "string"}}, "additionalProperties": False},
+                    ]
+                }
+            },
+        },
+    },
 ]
 
 
@@ -642,6 +666,13 @@ for bad in ({"closed": {"k": "x", "extra": 1}}, {"mode": "slow"}, {"const": "v2"
         print("accepted", bad)
     except ValueError:
         print("refused")
+print(m.ClosedAllOfInput.model_validate({"item": {"id": "x"}}).model_dump(exclude_unset=True, by_alias=True))
+for bad in ({"item": {"id": "x", "more": 1}}, {"item": {}}):  # the closed branch, then the base's required key
+    try:
+        m.ClosedAllOfInput.model_validate(bad)
+        print("accepted", bad)
+    except ValueError:
+        print("refused")
 """
     run = subprocess.run([PY, "-c", probe, str(tmp_path)], capture_output=True, text=True)
     assert run.returncode == 0, run.stderr[-2000:]
@@ -651,6 +682,9 @@ for bad in ({"closed": {"k": "x", "extra": 1}}, {"mode": "slow"}, {"const": "v2"
         "1.5",
         "{'a': 1}",
         "refused",
+        "refused",
+        "refused",
+        "{'item': {'id': 'x'}}",
         "refused",
         "refused",
     ]

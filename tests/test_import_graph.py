@@ -10,6 +10,7 @@ generator's stages, and the CLI on top.
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -41,6 +42,7 @@ def _loaded_at_import(tree: ast.Module) -> Iterator[ast.Import | ast.ImportFrom]
                 pending += handler.body
 
 
+@functools.cache  # read once per module: every test here asks the same question of the same files
 def graph() -> dict[str, set[str]]:
     """Module -> the package's modules it imports (a package imported for one of its modules: that module)."""
     paths = {module_name(p): p for p in PACKAGE.rglob("*.py") if "__pycache__" not in p.parts}

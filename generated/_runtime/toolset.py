@@ -5,30 +5,26 @@ The model only ever sees reviewed text (the manifest's descriptions and schemas)
 in whatever mode, comes back as a `ModelResult`, never as an exception. The specs are built the same
 way every time, so provider prompt caches hit.
 
-A `ToolSet` is one conversation's view of what its toolset shares (servers, catalog, plan, media
-store, sandbox, audit trail): `session()` gives another conversation a view of its own. This module
-composes the core with the features (routing, audit, strict specs, text formats, code mode, the
-framework adapters); the core knows none of them. Names follow one rule: a method that waits on a
-server is async (`call`, `route`, `check`, `close`), its blocking twin ends in `_sync`.
+A `ToolSet` is one conversation's view of what its toolset shares (`shared.py`: servers, catalog, plan,
+media store, sandbox, audit trail): `session()` gives another conversation a view of its own. `shared.py`
+composes the core with the features (routing, audit, strict specs, text formats, code mode); this module
+is their public face, and hands a toolset to the framework adapters. The core knows none of them. Names
+follow one rule: a method that waits on a server is async (`call`, `route`, `check`, `close`), its
+blocking twin ends in `_sync`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Unpack
 
-import anyio
-
-from .audit.trail import Audit, AuditOptions, AuditTrail
+from .audit.trail import Audit, AuditOptions
 from .client.pool import Pool
 from .code.api import CodeApi
-from .code.mode import CodeMode, CodeOptions, require
-from .code.sandbox import available
-from .core.blocking import Blocking
-from .core.budget import Budget, FormatChoice, Plan, RequestedMode, choose
-from .core.calls import CallPath
+from .code.mode import CodeOptions
+from .core.budget import Budget, Plan, RequestedMode
 from .core.catalog import Ambiguous, Catalog, Entry
 from .core.conversation import Conversation
 from .core.options import ResultOptions, SearchOptions
@@ -42,15 +38,15 @@ from .core.specs import (
     ToolSpec,
     compact_spec,
     full_spec,
-    tokens,
     with_tool_search,
 )
-from .core.steps import Decision, RouteInputs, StepInputs, Steps
-from .routing.rules import Routing, RoutingOptions
-from .strict.rewrite import from_strict, strict_reports, strict_specs
+from .core.steps import Decision, RouteInputs, StepInputs
+from .routing.rules import RoutingOptions
+from .shared import Shared
+from .strict.rewrite import strict_reports, strict_specs
 from .textformats import prompting
 from .textformats.calls import MAX_CALLS, CallError, ParsedCall, ParsedCalls
-from .textformats.choice import TextOptions, choose_format, text_format
+from .textformats.choice import TextOptions, text_format
 from .textformats.prompting import Prepared
 
 if TYPE_CHECKING:
@@ -60,20 +56,6 @@ if TYPE_CHECKING:
     from pydantic_ai.toolsets import AbstractToolset  # type: ignore[import-not-found, unused-ignore]
 
     from .frameworks.bridge import Approval
-
-
-@dataclass
-class _Shared:
-    """What every conversation of a toolset shares."""
-
-    steps: Steps
-    routing: Routing
-    calls: CallPath
-    plan: Plan
-    code: CodeMode | None
-    observer: Audit
-    max_materialized: int
-    blocking: Blocking
 
 
 class ToolSet:
@@ -99,47 +81,22 @@ class ToolSet:
         code: CodeOptions | None = None,
         stubs: CodeApi | None = None,
     ) -> None:
-        budget, search, results = budget or Budget(), search or SearchOptions(), results or ResultOptions()
-        text, code = text or TextOptions(), code or CodeOptions()
-        entries = catalog.entries
-        runner = CodeMode(stubs, entries, code.limits) if stubs is not None else None
-        if mode == "code":
-            require(runner)
-        plan = choose(
-            mode,
-            budget,
-            len(entries),
-            direct=tokens([full_spec(e) for e in entries]),
-            compact=tokens([*(compact_spec(e) for e in entries), GET_TOOL_SCHEMA]),
-            routed=tokens(META_TOOLS),
-            code=None if runner is None else runner.full_tokens,
-            allow_code=code.allow,
-            code_available=code.allow and available(),
+        shared = Shared.compose(
+            catalog,
+            pool=pool,
+            mode=mode,
+            budget=budget,
+            search=search,
+            results=results,
+            routing=routing,
+            audit=audit,
+            text=text,
+            code=code,
+            stubs=stubs,
         )
-        secrets = None if pool is None else pool.secret_values
-        trail = None if audit is None else AuditTrail(audit.directory, arguments=audit.arguments, secrets=secrets)
-        observer = Audit(trail)
-        observer.plan(plan)
-        call_format = choose_format(text.formats, text.primary, model_tool_calling=text.model_tool_calling)
-        plan = replace(plan, format=call_format)
-        runner = runner if plan.mode == "code" else None
-        if runner is not None:
-            runner.every_tool = plan.code_lists_every_tool
-        media = MediaStore(results.media_dir)
-        calls = CallPath(pool, media, results.max_chars, undo=from_strict, code=runner)
-        shared = _Shared(
-            Steps(catalog),
-            Routing(catalog, routing),
-            calls,
-            plan,
-            runner,
-            observer,
-            search.materialized_cap,
-            Blocking(),
-        )
-        self._attach(shared, observer, owner=True)
+        self._attach(shared, shared.observer, owner=True)
 
-    def _attach(self, shared: _Shared, observer: Audit, *, owner: bool) -> None:
+    def _attach(self, shared: Shared, observer: Audit, *, owner: bool) -> None:
         self._shared = shared
         self._owner = owner  # only the toolset itself stops the servers and the sandbox, never a session view
         routed = shared.plan.mode == "routed"
@@ -303,8 +260,7 @@ class ToolSet:
     @property
     def call_format(self) -> str:
         """The tool-call format the model gets: native, code, or a text format (`plan()` says why)."""
-        chosen: FormatChoice | None = self._shared.plan.format
-        return chosen.format if chosen is not None else "native"
+        return self._shared.call_format
 
     def text_prompt(self, format: str | None = None) -> str:
         """This mode's tools as system-prompt text in a text format (default: the one chosen)."""
@@ -318,14 +274,7 @@ class ToolSet:
         """
         fmt = text_format(format or self.call_format)
         names = self._conversation.catalog.by_provider
-        return prompting.parse(fmt, text, self.lookup, names, resolves=self._names_a_tool, limit=max_calls)
-
-    def _names_a_tool(self, name: str) -> bool:
-        """Does `name` stand for one of the toolset's tools (ambiguous or not offered at this step too)? No search."""
-        try:
-            return self._shared.steps.catalog.resolve(name) is not None
-        except Ambiguous:
-            return True
+        return prompting.parse(fmt, text, self.lookup, names, resolves=self._shared.names_a_tool, limit=max_calls)
 
     def text_calls(self, calls: Sequence[ParsedCall], format: str | None = None) -> str:
         """Calls written as the model writes them in a text format (for history or few-shot examples)."""
@@ -422,8 +371,7 @@ class ToolSet:
         Raises `ConnectError` naming each server that cannot start and why (a missing variable,
         a command not found, a timeout); the servers that could start stay started.
         """
-        if self._shared.calls.pool is not None:
-            await self._shared.calls.pool.check(servers)
+        await self._shared.check(servers)
 
     def check_sync(self, servers: Sequence[str] | None = None) -> None:
         """`check` for code without an event loop."""
@@ -431,24 +379,13 @@ class ToolSet:
 
     async def close(self) -> None:
         """Stop every server this toolset started, and its sandbox (a session view leaves them to its toolset)."""
-        if not self._owner:
-            return
-        if self._shared.blocking.active:  # the servers run in the toolset's own loop
-            await anyio.to_thread.run_sync(self._shared.blocking.close, self._stop)
-        else:
-            await self._stop()
+        if self._owner:
+            await self._shared.close()
 
     def close_sync(self) -> None:
         """`close` for code without an event loop (after `call_sync`, LangChain's `invoke`)."""
         if self._owner:
-            self._shared.blocking.close(self._stop)
-
-    async def _stop(self) -> None:
-        if self._shared.calls.pool is not None:
-            await self._shared.calls.pool.aclose()
-        if self._shared.code is not None:
-            await self._shared.code.aclose()
-        self._shared.observer.close()
+            self._shared.close_sync()
 
     def __enter__(self) -> ToolSet:
         return self

@@ -30,7 +30,8 @@ from mcpvend.codegen.generate import generate
 from mcpvend.config import Config, ServerConfig
 from mcpvend.errors import MCPVendError
 from mcpvend.relay import Relay, relay_elicitation
-from mcpvend.runtime.client.targets import REDACTING_FILTER, redact
+from mcpvend.runtime.client.logs import REDACTING_FILTER
+from mcpvend.runtime.client.targets import redact
 
 if TYPE_CHECKING:
     import mcp_types as types

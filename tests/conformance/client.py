@@ -24,7 +24,9 @@ from pydantic import BaseModel
 # Runs as a script under the venv's Python: make the repo's `generator` importable from any cwd.
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from mcpvend.runtime.client.connection import WireTap, list_tools_raw, open_client
+from mcpvend.runtime.client.connection import open_client
+from mcpvend.runtime.client.methods import list_tools_raw
+from mcpvend.runtime.client.streams import WireTap
 from mcpvend.runtime.client.targets import HttpTarget, Protocol
 from mcpvend.runtime.wrappers.tools import ToolsBase
 

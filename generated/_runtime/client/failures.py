@@ -42,7 +42,7 @@ def validation_reason(exc: ValidationError) -> str:
 def reason(exc: BaseException, *, open_link: bool = False) -> str:
     """The most useful single line for a third-party failure.
 
-    `open_link`: the connection is known to be open (`connection.Link`), so an error -32000 is the
+    `open_link`: the connection is known to be open (`streams.Link`), so an error -32000 is the
     server's own answer, not the SDK's word for a lost connection.
     """
     if isinstance(exc, FileNotFoundError):
@@ -58,7 +58,7 @@ def reason(exc: BaseException, *, open_link: bool = False) -> str:
             return "the server closed the connection (it exited or crashed)"
         if exc.code == CONNECTION_CLOSED:
             return f"the connection closed before the answer was complete: {exc.message}"
-        if exc.code == INTERNAL_ERROR and exc.message.startswith("HTTP "):  # see connection.HttpStatuses
+        if exc.code == INTERNAL_ERROR and exc.message.startswith("HTTP "):  # see streams.HttpStatuses
             refused = exc.message.startswith(("HTTP 401", "HTTP 403"))
             return f"the server answered {exc.message}" + (" (check the headers configured for it)" if refused else "")
         return f"the server answered with error {exc.code}: {exc.message}"

@@ -31,10 +31,12 @@ import mcp_types as types
 from mcp import Client, MCPError
 
 from . import failures
-from .connection import InputHandlers, Link, WireTap, call_tool
+from .connection import InputHandlers
 from .manifest import ConnectError, Manifest
+from .methods import call_tool
 from .pinning import DEFAULT_PIN_TTL, DriftError, Pinning, Pins
 from .session import pinned_client
+from .streams import Link, WireTap
 from .targets import NeedsSignIn, Target, redact
 
 DEFAULT_TIMEOUT = 60.0

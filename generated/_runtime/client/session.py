@@ -16,9 +16,11 @@ import mcp_types as types
 from mcp import Client
 from mcp.shared.inbound import x_mcp_header_map
 
-from .connection import MAX_PAGES, InputHandlers, Link, WireTap, beside, open_client
+from .connection import InputHandlers, beside, open_client
 from .manifest import MODERN, Manifest
+from .methods import MAX_PAGES
 from .pinning import DriftError, Pinning, Pins, watch_tool_changes
+from .streams import Link, WireTap
 from .targets import Target
 
 

@@ -87,11 +87,33 @@ def compact_spec(entry: Entry) -> ToolSpec:
     """Compact mode: name and one line; `get_tool_schema` gives the rest when the model needs it.
 
     The line is the description's first sentence, cut to what the name and the JSON around it
-    leave of `COMPACT_TOKENS`: a short name leaves room for more words.
+    leave of `COMPACT_TOKENS` as the spec is sent (`sent_chars`): a short name leaves room for more
+    words, and a description in another script, whose every character is sent escaped (`\\u4e0a`),
+    for fewer characters.
     """
     bare = ToolSpec(name=entry.provider, description="", input_schema=OPEN_OBJECT)
-    room = (COMPACT_TOKENS - tokens([bare])) * CHARS_PER_TOKEN
-    return replace(bare, description=summary(entry.description, max(room, COMPACT_MIN_CHARS)))
+    room = COMPACT_TOKENS * CHARS_PER_TOKEN - sent_chars(bare)
+    return replace(bare, description=_fitted(entry.description, max(room, COMPACT_MIN_CHARS)))
+
+
+def sent_chars(spec: ToolSpec) -> int:
+    """The characters of a spec as a provider receives it: compact JSON, every non-ASCII character escaped."""
+    return len(json.dumps(spec.render("openai"), separators=(",", ":")))
+
+
+def _fitted(description: str | None, room: int) -> str:
+    """The longest one-line summary whose escaped JSON string fits `room` characters."""
+
+    def cost(text: str) -> int:
+        return len(json.dumps(text)) - 2  # without the quotes
+
+    longest, shortest = room, 1
+    if cost(text := summary(description, longest)) <= room:
+        return text
+    while shortest < longest:  # the summary grows with its limit: the largest limit that fits
+        middle = (shortest + longest + 1) // 2
+        shortest, longest = (middle, longest) if cost(summary(description, middle)) <= room else (shortest, middle - 1)
+    return summary(description, shortest)
 
 
 def _schema(properties: Mapping[str, Any], required: Sequence[str] = ()) -> dict[str, Any]:

@@ -25,7 +25,6 @@ from mcpvend.lock.agreement import refuse_mismatches
 from mcpvend.lock.lockfile import Lockfile, as_served
 from mcpvend.runtime import MCP_REQUIREMENT, PUBLIC
 from mcpvend.runtime.client.files import read_text
-from mcpvend.runtime.semantic.vectors import FILE as VECTORS
 from mcpvend.schema_walk import leaving_references
 
 if TYPE_CHECKING:
@@ -67,14 +66,17 @@ def generate(config: Config, *, check: bool, full: bool = False) -> Report:
 
         check_writable(config.output)  # before the code generator runs, not after
     inputs = {name: state.fingerprint(config, name, paths[name], text) for name, text in texts.items()}
+    key = state.config_key(config.path, config.lockfiles, {name: text.encode() for name, text in texts.items()})
     previous = None if full else state.read_state(config.output)
-    if (counted := state.fresh_tools(config.output, previous, inputs)) is not None:
+    # Writing, a record of another config is rewritten; checking, the state file is not compared.
+    recorded = previous is not None and (check or previous.get("config") == key)
+    if recorded and (counted := state.fresh_tools(config.output, previous, inputs)) is not None:
         # The lockfiles are byte for byte those the output was made from, and verified then: the
         # pre-commit path canonicalizes nothing (`--full`, which CI runs, trusts no record).
         return Report("up to date", config.output, len(texts), counted)
     locks = {name: lockfile.parse_for(name, paths[name], text) for name, text in texts.items()}
     tools = sum(len(lock.tools) for lock in locks.values())
-    files = build(config, locks, inputs, previous)
+    files = build(config, locks, inputs, key, previous)
     if check:
         stale = tuple(state.differences(config.output, files))
         return Report("stale" if stale else "up to date", config.output, len(locks), tools, stale)
@@ -94,7 +96,11 @@ def _json(text: str) -> dict[str, Any] | None:
 
 
 def build(
-    config: Config, locks: dict[str, Lockfile], inputs: dict[str, str], previous: dict[str, Any] | None = None
+    config: Config,
+    locks: dict[str, Lockfile],
+    inputs: dict[str, str],
+    key: str,
+    previous: dict[str, Any] | None = None,
 ) -> dict[str, str]:
     """Every file of the package, by path relative to the output directory.
 
@@ -124,6 +130,7 @@ def build(
             server_files = _server_files(name, lock, relative, header, config.servers[name].rename, packages[name])
             if config.semantic:
                 from mcpvend.codegen.vectors import server_vectors
+                from mcpvend.runtime.semantic.vectors import FILE as VECTORS
 
                 recorded = config.output / packages[name] / VECTORS
                 server_files[VECTORS] = server_vectors(name, lock.tools, recorded, verify=previous is None)
@@ -145,7 +152,7 @@ def build(
             public_modules=[(repr(name), repr(module)) for name, module in sorted(PUBLIC.items())],
         )
     )
-    files[STATE] = state.render_state(inputs, files, sum(len(lock.tools) for lock in locks.values()))
+    files[STATE] = state.render_state(inputs, files, sum(len(lock.tools) for lock in locks.values()), key)
     return files
 
 

@@ -17,13 +17,18 @@ import sys
 from collections.abc import Iterator, Mapping
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mcpvend import __version__
 from mcpvend.codegen.render import template_sources
 from mcpvend.codegen.vendor import runtime_sources
-from mcpvend.config import Config
+from mcpvend.config.find import find_config
+from mcpvend.config.raw import directories, mcpvend_table
+from mcpvend.errors import MCPVendError
 from mcpvend.runtime.client.files import read_bytes, read_text
+
+if TYPE_CHECKING:
+    from mcpvend.config import Config
 
 STATE = ".mcpvend.json"  # marks a directory as ours, and records what generated it
 # What formats or generates the bytes of the output, besides mcpvend itself (isort orders the
@@ -32,10 +37,14 @@ TOOLCHAIN_DISTRIBUTIONS = ("black", "datamodel-code-generator", "isort")
 
 
 def tree_files(root: Path) -> Iterator[str]:
-    """Files under `root` as posix paths, without the caches Python leaves behind."""
-    for path in sorted(root.rglob("*")):
-        if path.is_file() and "__pycache__" not in path.parts and path.suffix != ".pyc":
-            yield path.relative_to(root).as_posix()
+    """Files under `root` as posix paths, without the caches Python leaves behind (`os.walk`: `rglob` took
+    half of the pre-commit path's reading)."""
+    found = []
+    for folder, dirs, names in os.walk(root):
+        dirs[:] = [d for d in dirs if d != "__pycache__"]
+        where = os.path.relpath(folder, root).replace(os.sep, "/")
+        found += [n if where == "." else f"{where}/{n}" for n in names if not n.endswith(".pyc")]
+    yield from sorted(found)
 
 
 def sha256(data: bytes) -> str:
@@ -44,11 +53,18 @@ def sha256(data: bytes) -> str:
 
 @cache
 def toolchain() -> str:
-    """A digest of the versions, templates and vendored runtime every server's output depends on."""
-    parts: list[Any] = [__version__, *(installed_version(d) for d in TOOLCHAIN_DISTRIBUTIONS)]
-    parts += sorted(template_sources().items())
-    parts += runtime_sources()
-    return sha256(json.dumps(parts, sort_keys=True, ensure_ascii=False).encode())
+    """A digest of the versions, templates and vendored runtime every server's output depends on.
+
+    Each source is hashed as it is read, after its name and length: the pre-commit path reads the whole
+    runtime, and serializing it first cost as much as reading it.
+    """
+    versions = [__version__, *(installed_version(d) for d in TOOLCHAIN_DISTRIBUTIONS)]
+    digest = hashlib.sha256(json.dumps(versions).encode())
+    for name, text in [*sorted(template_sources().items()), *runtime_sources()]:
+        data = text.encode()
+        digest.update(f"\0{name}\0{len(data)}\0".encode())
+        digest.update(data)
+    return "sha256:" + digest.hexdigest()
 
 
 def installed_version(distribution: str) -> str:
@@ -79,9 +95,56 @@ def fingerprint(config: Config, name: str, path: Path, text: str) -> str:
     return sha256(json.dumps(part, sort_keys=True, ensure_ascii=False).encode())
 
 
-def render_state(inputs: Mapping[str, str], files: Mapping[str, str], tools: int) -> str:
+def config_key(config: Path, lockfiles: Path, texts: Mapping[str, bytes]) -> str:
+    """What the whole output depends on besides the toolchain, as files: the config's bytes and each configured
+    server's lockfile's, and where the lockfiles are beside the config (the same key in any clone, for any output)."""
+    parts = [
+        config.name,
+        sha256(read_bytes(config)),
+        os.path.relpath(lockfiles, config.parent),
+        {name: sha256(data) for name, data in texts.items()},
+    ]
+    return sha256(json.dumps(parts, sort_keys=True).encode())
+
+
+def unchanged(
+    config: Path | None, lockfiles: Path | None, output: Path | None, cwd: Path
+) -> tuple[Path, int, int] | None:
+    """`generate --check` when nothing changed: the output, its servers and tools, if the config, every lockfile,
+    the toolchain and every generated file are what the recorded generation had; else None (look closer).
+
+    Reads the config's table as written, never checks it key by key, and parses no lockfile: a generation
+    checked all of that from these very bytes (it refuses a config its lockfiles disagree with). Like every
+    record here, a pull request can edit it: `--full` (CI) trusts none.
+    """
+    try:
+        path = find_config(config, cwd)
+        table = mcpvend_table(path)
+        lockfiles, output = directories(path, table, lockfiles, output)
+        servers = table.get("servers", {})
+        previous = read_state(output)
+        if previous is None or not isinstance(servers, dict) or not same_toolchain(previous):
+            return None
+        texts = {name: read_bytes(lockfiles / f"{name}.lock.json") for name in servers}  # lockfile.path_for's rule
+        if previous.get("config") != config_key(path, lockfiles, texts):
+            return None
+    except (MCPVendError, OSError, ValueError):
+        return None  # the full path says what is wrong
+    tools = fresh_tools(output, previous, previous["servers"])
+    return None if tools is None else (output, len(previous["servers"]), tools)
+
+
+def render_state(inputs: Mapping[str, str], files: Mapping[str, str], tools: int, key: str) -> str:
+    """The record: each server's fingerprint, the config key (`unchanged`), the toolchain, every file's hash."""
     hashes = {path: sha256(text.encode()) for path, text in sorted(files.items()) if path != STATE}
-    state = {"generator": "mcpvend", "toolchain": toolchain(), "servers": inputs, "files": hashes, "tools": tools}
+    state = {
+        "generator": "mcpvend",
+        "toolchain": toolchain(),
+        "config": key,
+        "servers": inputs,
+        "files": hashes,
+        "tools": tools,
+    }
     return json.dumps(state, sort_keys=True, indent=2) + "\n"
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from functools import cache
 from pathlib import Path
 
@@ -12,7 +13,12 @@ RUNTIME = Path(__file__).resolve().parent.parent / "runtime"
 
 def runtime_modules() -> list[str]:
     """Every module of the runtime, by path under it: what is there is what ships (no list kept by hand)."""
-    return sorted(p.relative_to(RUNTIME).as_posix() for p in RUNTIME.rglob("*.py") if "__pycache__" not in p.parts)
+    found = []
+    for folder, dirs, names in os.walk(RUNTIME):
+        dirs[:] = [d for d in dirs if d != "__pycache__"]
+        where = os.path.relpath(folder, RUNTIME).replace(os.sep, "/")
+        found += [name if where == "." else f"{where}/{name}" for name in names if name.endswith(".py")]
+    return sorted(found)
 
 
 def runtime_header() -> str:

@@ -19,8 +19,10 @@ from mcpvend.config import ServerConfig, looks_like_credential
 from mcpvend.errors import MCPVendError, ServerError, printable
 from mcpvend.lock.digests import NumberOutOfRange, tool_digests
 from mcpvend.runtime.client import failures
-from mcpvend.runtime.client.connection import ProtocolViolation, WireTap, list_tools_raw, open_client
+from mcpvend.runtime.client.connection import open_client
 from mcpvend.runtime.client.failures import validation_reason
+from mcpvend.runtime.client.methods import ProtocolViolation, list_tools_raw
+from mcpvend.runtime.client.streams import WireTap
 from mcpvend.runtime.client.targets import NeedsSignIn, Target, redact
 from mcpvend.schema_walk import escape, leaving_references
 

@@ -26,7 +26,8 @@ from mcp.shared.auth import (
     OAuthToken,
 )
 
-from .targets import NeedsSignIn, OAuth, guard_logs, meaningful
+from .logs import guard_logs
+from .targets import NeedsSignIn, OAuth, meaningful
 
 # A loopback redirect the provider is built with when nobody can sign in: never visited.
 _NO_REDIRECT = "http://127.0.0.1/callback"

@@ -23,7 +23,8 @@ import anyio
 from mcp import Client
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from .connection import WireTap, list_tools_raw
+from .methods import list_tools_raw
+from .streams import WireTap
 
 Pinning = Literal["strict", "warn", "off"]
 DEFAULT_PIN_TTL = 3600.0

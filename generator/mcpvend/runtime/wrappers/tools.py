@@ -15,10 +15,12 @@ from mcp.client.session import ElicitationFnT, ListRootsFnT, SamplingFnT
 from pydantic import BaseModel, RootModel
 
 from ..client import failures
-from ..client.connection import InputHandlers, WireTap, call_tool
+from ..client.connection import InputHandlers
 from ..client.manifest import ConnectError, load_manifest
+from ..client.methods import call_tool
 from ..client.pinning import DEFAULT_PIN_TTL, DriftError, Pinning, Pins
 from ..client.session import pinned_client
+from ..client.streams import WireTap
 
 ContentBlock = types.TextContent | types.ImageContent | types.AudioContent | types.ResourceLink | types.EmbeddedResource
 OutputT = TypeVar("OutputT", bound=BaseModel)
