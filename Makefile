@@ -61,9 +61,11 @@ docs-serve: $(VENV)/.installed
 bench: $(VENV)/.installed $(NODE_DIR)/node_modules/.installed
 	$(BIN)/python bench/results.py
 
-## long: the long profiles: 10,000 fuzzed tool lists (figures in bench/fuzz-last-*.txt), 50 kills each
+## long: the long profiles: 10,000 fuzzed tool lists (figures in bench/fuzz-last-*.txt), ten times the strict round trips,
+## three times the naming properties, 50 kills each
 long: $(VENV)/.installed $(NODE_DIR)/node_modules/.installed
-	MCPVEND_FUZZ=long $(BIN)/python -m pytest -p no:cacheprovider tests/test_fuzz.py tests/test_fuzz_shard2.py
+	MCPVEND_FUZZ=long $(BIN)/python -m pytest -p no:cacheprovider tests/test_fuzz.py tests/test_fuzz_shard2.py \
+		tests/test_strict_roundtrip.py tests/test_naming_collisions.py
 	MCPVEND_KILLS=50 $(BIN)/python -m pytest -p no:cacheprovider tests/test_kill.py \
 		tests/test_generate.py::test_sigkill_mid_generate_leaves_the_old_or_the_new_output
 

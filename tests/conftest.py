@@ -19,6 +19,10 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+# The SDK's `stdio_client` takes the `sys.stderr` of the moment it is imported as its default for servers'
+# stderr: imported first inside an in-process CLI run (whose stderr is click's buffer, with no file
+# descriptor), every later server start in that worker would fail with "fileno". Imported here, it is the real one.
+import mcp.client.stdio  # noqa: F401
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
@@ -80,20 +84,20 @@ class Run:
 
 
 def mcpvend(
-    *args: str, cwd: Path, env: dict[str, str] | None = None, timeout: float = 120, process: bool = False
+    *args: str, cwd: Path, env: dict[str, str] | None = None, timeout: float | None = None, process: bool = False
 ) -> Run:
     """Run the real CLI as a user or CI script would: its commands, exit codes, stdout and stderr.
 
     In this process by default (click's test runner, the working directory and environment set for the
     call): the suite runs the CLI over a thousand times, and a child process each time pays Python's and
     the SDK's imports again. `process=True` runs a child, for what only a process shows (signals,
-    `sys.stdin`, imports, a hang bounded by `timeout`); so do `serve` (it imports the generated package),
+    `sys.stdin`, imports, a hang bounded by a `timeout` given); so do `serve` (it imports the generated package),
     `-v` (the SDK's log is the process's), a call from another thread (the working directory and stdio are
     the process's) and a call made while an event loop runs, since the commands start their own.
     """
     own = threading.current_thread() is threading.main_thread() and not _loop_running()
-    if process or not own or {"serve", "-v", "--verbose"} & set(args):
-        return mcpvend_process(*args, cwd=cwd, env=env, timeout=timeout)
+    if process or timeout is not None or not own or {"serve", "-v", "--verbose"} & set(args):
+        return mcpvend_process(*args, cwd=cwd, env=env, timeout=timeout or 120)
     from click.testing import CliRunner
 
     from mcpvend.cli import main

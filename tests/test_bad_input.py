@@ -6,8 +6,13 @@ lockfile, the generated package, a git history) and compares every byte, mode an
 project before and after, directories included, so a temporary file made and removed is seen too.
 Control cases run the same commands on good input, so that every assertion here can fail.
 
-The cases are independent subprocesses (pytest-xdist keeps a file on one worker), so the module
-fixture runs them in parallel, one per core, and each case is then checked by its own test.
+The module fixture runs every case, and each case is then checked by its own test. Most cases run
+the CLI in this process (conftest's `mcpvend`: click's runner, the working directory and HOME set
+for the call), one after another: a child process would show nothing more and pay Python's and the
+SDK's imports each time. A child process runs the cases where only one shows the behaviour, side by
+side with those: the chmod cases (below), `serve` (stdin closed, the package it imports), and a FIFO
+or device where a file is read, which a CLI that regressed would wait on or read forever (a timeout
+bounds the child).
 
 Permission bits do not stop root. As root, the CLI runs of the chmod cases drop CAP_DAC_OVERRIDE
 and CAP_DAC_READ_SEARCH from their capability bounding set before they start (`prctl`), so a
@@ -21,25 +26,28 @@ from __future__ import annotations
 import copy
 import json
 import os
+import queue
 import shutil
 import stat
 import subprocess
+import sys
 import tempfile
+import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import pytest
 
-from conftest import GOOD_TOOLS, PY, SERVERS, Run, write_config, write_tools
+from conftest import GOOD_TOOLS, PY, SERVERS, Run, mcpvend, write_config, write_tools
 from mcpvend.lock import lockfile
 from mcpvend.runtime.client.files import MAX_BYTES
 
-# One fixture runs every case at once (about two minutes on 2 cores): its bound is the whole file's,
-# not the per-test default, so a loaded machine makes it slower, never a failure.
+# One fixture runs every case (about a minute on a loaded 2-core machine): its bound is the whole
+# file's, not the per-test default, so a loaded machine makes it slower, never a failure.
 pytestmark = pytest.mark.timeout(900)
 LOCK = "lockfiles/a.lock.json"
 CONFIG = "mcpvend.toml"
@@ -72,10 +80,17 @@ def _permissions_skip_reason() -> str | None:
     return None
 
 
-def _cli(args: tuple[str, ...], cwd: Path, home: Path, *, as_a_user: bool = False) -> Run:
+def _home(home: Path) -> dict[str, str]:
+    """Where the CLI looks for the user's files (stored sign-ins): the case's own directory."""
+    return {"HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config")}
+
+
+def _cli(args: tuple[str, ...], cwd: Path, home: Path, environ: dict[str, str], *, as_a_user: bool = False) -> Run:
     """The real CLI in a child process, stdin closed (so `serve` on good input returns at once).
 
-    `as_a_user`: bound by permission bits even as root (costs a second interpreter start).
+    `environ`: a copy of this process's environment taken before any case ran (the in-process
+    runs change HOME while they run). `as_a_user`: bound by permission bits even as root (costs a
+    second interpreter start).
     """
     command = [PY, "-m", "mcpvend", *args]
     if as_a_user and os.geteuid() == 0:
@@ -83,7 +98,7 @@ def _cli(args: tuple[str, ...], cwd: Path, home: Path, *, as_a_user: bool = Fals
     proc = subprocess.run(
         command,
         cwd=cwd,
-        env={**os.environ, "HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config")},
+        env={**environ, **_home(home)},
         stdin=subprocess.DEVNULL,
         capture_output=True,
         encoding="utf-8",
@@ -242,7 +257,7 @@ def _copy(source: str, relative: str) -> Setup:
 
 
 def _git(project: Path, *args: str) -> None:
-    subprocess.run(
+    subprocess.run(  # only in the main thread: its environment is the process's
         ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "init.defaultBranch=main", *args],
         cwd=project,
         check=True,
@@ -671,23 +686,205 @@ class Outcome:
     project: Path
 
 
-def run_case(case: Case, template: Path) -> Outcome:
-    """Copy the template, break it as the case says, run the CLI, and see what changed."""
+@dataclass(frozen=True)
+class Prepared:
+    """A copy of the template broken as the case says, what it held before the run, and the case's HOME."""
+
+    case: Case
+    home: Path  # the case's own
+    project: Path
+    before: dict[str, Entry]
+
+    @property
+    def started(self) -> Path:
+        """Where the configured server drops a file when it starts (`--barrier ../started:1`)."""
+        return self.project.parent / "started"
+
+
+def uses_git(case: Case) -> bool:
+    return any(":" in arg for arg in case.args)  # REV:path, and the setups that commit for it
+
+
+def prepare(case: Case, template: Path) -> Prepared:
+    """Copy the template and break it as the case says (in the main thread: a setup may run git)."""
     where = template.parent / "cases" / case.id
     project = where / "project"
-    uses_git = any(":" in arg for arg in case.args)  # REV:path, and the setups that commit for it
-    shutil.copytree(template, project, symlinks=True, ignore=None if uses_git else shutil.ignore_patterns(".git"))
+    ignore = None if uses_git(case) else shutil.ignore_patterns(".git")
+    shutil.copytree(template, project, symlinks=True, ignore=ignore)
     (where / "started").mkdir()
     case.setup(project)
-    before = snapshot(project)
+    return Prepared(case, where, project, snapshot(project))
+
+
+def again(previous: Prepared, after: dict[str, Entry], case: Case, template: Path) -> Prepared:
+    """The previous case's project for a case with the same setup, when that run left it as it was.
+
+    Every byte, mode and time in it is then what a fresh copy broken the same way holds (the snapshot
+    says so), and copying 100 files per case was most of this file's time. The case has a HOME of its
+    own; the barrier files of the servers the previous case started are removed (they are outside the
+    project, beside it).
+    """
+    home = template.parent / "cases" / case.id
+    home.mkdir(parents=True)
+    for started in previous.started.iterdir():
+        started.unlink()
+    return Prepared(case, home, previous.project, after)
+
+
+def finish(prepared: Prepared, run: Run) -> tuple[Outcome, dict[str, Entry]]:
+    """What the run changed and started, and the project as it left it (for `again`).
+
+    A chmod case's permissions are then put back, so that pytest can remove its copy.
+    """
+    project = prepared.project
     try:
-        run = _cli(case.args, project, where, as_a_user=case.permissions)
         after = snapshot(project)
     finally:
-        for path in [project, *project.rglob("*")]:  # let pytest remove what the case made read-only
-            if not path.is_symlink():
-                path.chmod(0o755 if path.is_dir() else 0o644)
-    return Outcome(run, changes(before, after), sorted(p.name for p in (where / "started").iterdir()), project)
+        if prepared.case.permissions:
+            for path in [project, *project.rglob("*")]:
+                if not path.is_symlink():
+                    path.chmod(0o755 if path.is_dir() else 0o644)
+    started = sorted(p.name for p in prepared.started.iterdir())
+    return Outcome(run, changes(prepared.before, after), started, project), after
+
+
+def could_block(project: Path, args: tuple[str, ...]) -> bool:
+    """A FIFO or a device in the project or named on the command line: opened for reading, one waits
+    for a writer and the other never ends, so a CLI that regressed would hang the process it runs in."""
+    for path in [*project.rglob("*"), *(project / arg for arg in args)]:
+        try:
+            mode = path.stat().st_mode
+        except OSError:  # no such file, a dangling symlink, a name too long to be a path
+            continue
+        if stat.S_ISFIFO(mode) or stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+            return True
+    return False
+
+
+class Descriptors:
+    """What reaches file descriptors 1 and 2 while the CLI runs in this process.
+
+    Click's runner takes what the CLI prints; a child process the CLI starts (a server, git) writes
+    to the descriptors it inherits, past the runner. A CLI in a child process of its own would have
+    shown that in its stdout or stderr: so it is added to the run's.
+    """
+
+    def __enter__(self) -> Descriptors:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        self.saved = [os.dup(1), os.dup(2)]
+        self.files = [tempfile.TemporaryFile(), tempfile.TemporaryFile()]
+        for fd, file in zip((1, 2), self.files, strict=True):
+            os.dup2(file.fileno(), fd)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for fd, saved in zip((1, 2), self.saved, strict=True):
+            os.dup2(saved, fd)
+            os.close(saved)
+        self.out, self.err = (self._read(file) for file in self.files)
+
+    @staticmethod
+    def _read(file: Any) -> str:
+        with file:
+            file.seek(0)
+            return str(file.read().decode("utf-8", "replace"))
+
+
+def in_process(prepared: Prepared) -> Run:
+    """The CLI in this process (the main thread: it changes the working directory and HOME for the call)."""
+    with Descriptors() as direct:
+        run = mcpvend(*prepared.case.args, cwd=prepared.project, env=_home(prepared.home))
+    return Run(run.code, run.out + direct.out, run.err + direct.err)
+
+
+# Several cases in one child process: each runs the CLI in it as conftest's `mcpvend` does (click's
+# runner, the case's working directory and HOME), with descriptors 1 and 2 taken as `Descriptors`
+# does, and answers one JSON line [code, stdout, stderr] on a descriptor of its own.
+_BATCH = """
+import json, os, sys, tempfile, traceback
+from click.testing import CliRunner
+from mcpvend.cli import main
+
+answers = os.fdopen(os.dup(1), "w", encoding="utf-8")
+for line in open(sys.argv[1], encoding="utf-8"):
+    job = json.loads(line)
+    os.chdir(job["cwd"])
+    saved = [os.dup(1), os.dup(2)]
+    files = [tempfile.TemporaryFile(), tempfile.TemporaryFile()]
+    for fd, file in zip((1, 2), files):
+        os.dup2(file.fileno(), fd)
+    try:
+        result = CliRunner().invoke(main, job["args"], env=job["env"], prog_name="python -m mcpvend")
+    finally:
+        for fd, fd_saved in zip((1, 2), saved):
+            os.dup2(fd_saved, fd)
+            os.close(fd_saved)
+    direct = []
+    for file in files:
+        file.seek(0)
+        direct.append(file.read().decode("utf-8", "replace"))
+        file.close()
+    err = result.stderr
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        err += "".join(traceback.format_exception(*result.exc_info))
+    answers.write(json.dumps([result.exit_code, result.stdout + direct[0], err + direct[1]]) + "\\n")
+    answers.flush()
+"""
+CASE_TIMEOUT = 60  # seconds for one case, as for a child process of its own; nothing here takes one
+
+
+def _lines(stream: IO[bytes], into: queue.Queue[bytes | None]) -> None:
+    """Each line of `stream` as it comes, then None at its end."""
+    for line in stream:
+        into.put(line)
+    into.put(None)
+
+
+def in_a_batch(batch: list[Prepared], environ: dict[str, str], *, as_a_user: bool = False) -> list[Run]:
+    """The cases' CLI runs in one child process, one after another (stdin closed).
+
+    `as_a_user`: the child drops CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH first, as `_cli` does.
+    A case that takes longer than CASE_TIMEOUT, or ends the child, is that case's failure; the cases
+    after it run in a new child.
+    """
+    runs: list[Run] = []
+    while len(runs) < len(batch):
+        pending = batch[len(runs) :]
+        jobs = batch[0].home.parent / f"batch-{pending[0].case.id}.jsonl"
+        lines = [{"args": list(p.case.args), "cwd": str(p.project), "env": _home(p.home)} for p in pending]
+        jobs.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+        command = [PY, "-c", _BATCH, str(jobs)]
+        if as_a_user and os.geteuid() == 0:
+            command = [PY, "-c", _DROP_DAC, *command[1:]]
+        with tempfile.TemporaryFile() as errors:
+            child = subprocess.Popen(  # its own working directory: `-c` puts it first on sys.path
+                command, cwd=jobs.parent, env=environ, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=errors
+            )
+            answers: queue.Queue[bytes | None] = queue.Queue()
+            assert child.stdout is not None
+            out = child.stdout
+            threading.Thread(target=_lines, args=(out, answers), daemon=True).start()
+            try:
+                while len(runs) < len(batch):
+                    try:
+                        answer = answers.get(timeout=CASE_TIMEOUT)
+                    except queue.Empty:
+                        runs.append(Run(-9, "", f"no answer within {CASE_TIMEOUT} s: killed"))
+                        break
+                    if answer is None:
+                        child.wait()
+                        errors.seek(0)
+                        said = errors.read().decode("utf-8", "replace")
+                        runs.append(Run(child.returncode, "", f"the child process ended: {said}"))
+                        break
+                    code, stdout, stderr = json.loads(answer)
+                    runs.append(Run(code, stdout, stderr))
+            finally:
+                child.kill()
+                child.wait()
+                out.close()
+    return runs
 
 
 @pytest.fixture(scope="module")
@@ -704,7 +901,7 @@ def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     replay = {"command": PY, "args": [str(SERVERS / "replay.py"), "tools.json", "--barrier", "../started:1"]}
     write_config(project, {"a": replay})
     for args in (("lock",), ("generate",)):
-        run = _cli(args, project, root)
+        run = mcpvend(*args, cwd=project, env=_home(root))
         assert run.code == 0, run.err
     shutil.copyfile(project / LOCK, project / "base.lock.json")
     document = _read_json(project)
@@ -717,18 +914,62 @@ def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def outcomes(request: pytest.FixtureRequest, template: Path) -> dict[str, Outcome]:
-    """Every selected case, run at once, each in its own copy of the template project."""
+    """Every selected case, each in its own copy of the template project.
+
+    Most run in this process, one after another. In child processes, side by side with them: the
+    chmod cases in one that drops the capabilities that bypass permission bits, the failing `serve`
+    cases in another, `serve` on good input in one of its own (stdin closed: it serves, sees the end
+    of its input and returns), and at the end the cases that could block in one more.
+    """
     selected = {
         item.callspec.params["case"].id
         for item in request.session.items
         if item.module is request.module and hasattr(item, "callspec") and "case" in item.callspec.params
     }
     runnable = [c for c in CASES if c.id in selected and not (c.permissions and _permissions_skip_reason())]
-
-    # Slow cases (servers started, code generated) first, so that they do not run alone at the end.
-    runnable.sort(key=lambda c: not (c.code != 2 or c.id.startswith(("output-", "lockfiles-"))))
-    with ThreadPoolExecutor(max_workers=(os.cpu_count() or 2) + 1) as pool:
-        return dict(zip([c.id for c in runnable], pool.map(lambda c: run_case(c, template), runnable), strict=True))
+    environ = dict(os.environ)  # taken now: the in-process runs change HOME while the child processes start
+    as_users = [prepare(c, template) for c in runnable if c.permissions]
+    serving = [c for c in runnable if "serve" in c.args and not c.permissions]
+    failing = [prepare(c, template) for c in serving if c.code == 2]
+    alone = [prepare(c, template) for c in serving if c.code != 2]
+    children = {p.case.id for p in [*as_users, *failing, *alone]}
+    # The rest in this process, those of one setup one after another (see `again`), in the order of CASES.
+    first = {}
+    for index, case in enumerate(CASES):
+        first.setdefault(id(case.setup), index)
+    here = sorted((c for c in runnable if c.id not in children), key=lambda c: (first[id(c.setup)], uses_git(c)))
+    outcomes: dict[str, Outcome] = {}
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        batches = [
+            pool.submit(in_a_batch, as_users, environ, as_a_user=True),
+            pool.submit(in_a_batch, failing, environ),
+        ]
+        singles = [(p, pool.submit(_cli, p.case.args, p.project, p.home, environ)) for p in alone]
+        blocking: list[Prepared] = []
+        last: tuple[Prepared, dict[str, Entry]] | None = None
+        for case in here:
+            if (
+                last is not None
+                and last[0].case.setup is case.setup
+                and uses_git(last[0].case) == uses_git(case)
+                and not could_block(last[0].project, case.args)
+            ):
+                one = again(*last, case, template)
+            else:
+                one = prepare(case, template)
+                if could_block(one.project, case.args):
+                    blocking.append(one)
+                    last = None
+                    continue
+            outcomes[case.id], after = finish(one, in_process(one))
+            last = (one, after) if not outcomes[case.id].changed else None
+        ran = [(blocking, in_a_batch(blocking, environ))]
+        ran += [(batch, future.result()) for batch, future in zip((as_users, failing), batches, strict=True)]
+        ran += [([p], [future.result()]) for p, future in singles]
+    for batch, runs in ran:
+        for one, run in zip(batch, runs, strict=True):
+            outcomes[one.case.id] = finish(one, run)[0]
+    return outcomes
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
@@ -746,6 +987,8 @@ def test_bad_input(case: Case, outcomes: dict[str, Outcome]) -> None:
             assert bool(outcome.changed) == case.writes, outcome.changed
         if case.extra:
             case.extra(outcome.project)
+        if case.started and case.code == 0:  # the control for "nothing started": a start is seen
+            assert outcome.started, "the server that answered was not seen starting"
         return
     assert run.code == 2, (run.code, run.out, run.err)
     assert run.out == ""

@@ -12,6 +12,7 @@ import importlib
 import json
 import os
 import sys
+from collections.abc import AsyncIterator
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -41,6 +42,16 @@ def limits(generated: ModuleType, **values: Any) -> Any:
 
 async def run(ts: Any, code: str) -> Any:
     return await ts.call("run_code", {"code": code})
+
+
+@pytest.fixture(scope="module")
+async def snippets(generated: ModuleType) -> AsyncIterator[Any]:
+    """One code-mode toolset over time, everything and demo for the scripted snippets: each server is
+    started by the first snippet that calls it and serves the module's later snippets (none needs a fresh one)."""
+    async with generated.toolset(
+        ["time", "everything", "demo"], mode="code", connection=generated.ConnectionOptions(cwd=str(REPO))
+    ) as ts:
+        yield ts
 
 
 # --- what the model sees ----------------------------------------------------------------------
@@ -86,7 +97,7 @@ async def test_the_stubs_are_the_generated_files(generated: ModuleType) -> None:
 # --- scripted snippets against real servers -----------------------------------------------------
 
 
-async def test_a_loop_over_results_with_printed_output(generated: ModuleType) -> None:
+async def test_a_loop_over_results_with_printed_output(snippets: Any) -> None:
     code = (
         "total = 0\n"
         "for zone in ['Europe/Paris', 'Asia/Tokyo', 'UTC']:\n"
@@ -96,8 +107,7 @@ async def test_a_loop_over_results_with_printed_output(generated: ModuleType) ->
         "summed = await everything__get_sum(a=19, b=23)\n"
         "{'zones': total, 'sum': summed}"
     )
-    async with generated.toolset(["time", "everything"], mode="code") as ts:
-        result = await run(ts, code)
+    result = await run(snippets, code)
     assert not result.is_error, result.text
     printed, value = result.text.rsplit("\n", 1)
     assert printed.splitlines() == ["Europe/Paris True", "Asia/Tokyo True", "UTC True"]
@@ -105,7 +115,7 @@ async def test_a_loop_over_results_with_printed_output(generated: ModuleType) ->
     assert json.loads(value) == result.structured
 
 
-async def test_asyncio_gather_of_ten_calls_keeps_their_order(generated: ModuleType) -> None:
+async def test_asyncio_gather_of_ten_calls_keeps_their_order(snippets: Any) -> None:
     code = (
         "import asyncio\n"
         "sums = await asyncio.gather(*[everything__get_sum(a=i, b=100) for i in range(10)])\n"
@@ -113,15 +123,14 @@ async def test_asyncio_gather_of_ten_calls_keeps_their_order(generated: ModuleTy
         " time__get_current_time(timezone='Europe/Paris'))\n"
         "[s.split()[-1] for s in sums], [z['timezone'] for z in zones]"
     )
-    async with generated.toolset(["time", "everything"], mode="code") as ts:
-        result = await run(ts, code)
+    result = await run(snippets, code)
     assert not result.is_error, result.text
     sums, zones = result.structured
     assert [float(s.rstrip(".")) for s in sums] == [100.0 + i for i in range(10)]
     assert zones == ["Asia/Tokyo", "Europe/Paris"]
 
 
-async def test_tool_errors_raise_runtime_error_the_snippet_can_catch(generated: ModuleType) -> None:
+async def test_tool_errors_raise_runtime_error_the_snippet_can_catch(snippets: Any) -> None:
     code = (
         "caught = []\n"
         "for zone in ['Nowhere/Atlantis', 'UTC']:\n"
@@ -135,10 +144,7 @@ async def test_tool_errors_raise_runtime_error_the_snippet_can_catch(generated: 
         "    caught.append('schema: ' + str(error))\n"
         "caught"
     )
-    async with generated.toolset(
-        ["time", "demo"], mode="code", connection=generated.ConnectionOptions(cwd=str(REPO))
-    ) as ts:
-        result = await run(ts, code)
+    result = await run(snippets, code)
     assert not result.is_error, result.text
     server, utc, schema = result.structured
     assert server.startswith("server: ") and "Nowhere/Atlantis" in server
@@ -146,10 +152,9 @@ async def test_tool_errors_raise_runtime_error_the_snippet_can_catch(generated: 
     assert schema.startswith("schema: ") and "does not match '^[A-Z]{3}$'" in schema
 
 
-async def test_an_uncaught_tool_error_is_the_result_with_the_output_before_it(generated: ModuleType) -> None:
+async def test_an_uncaught_tool_error_is_the_result_with_the_output_before_it(snippets: Any) -> None:
     code = "print('before')\nawait time__get_current_time(timezone='Nowhere/Atlantis')\nprint('after')"
-    async with generated.toolset(["time"], mode="code") as ts:
-        result = await run(ts, code)
+    result = await run(snippets, code)
     assert result.is_error
     assert result.text.startswith("before\n") and "after" not in result.text
     assert "RuntimeError" in result.text and "Nowhere/Atlantis" in result.text
@@ -262,19 +267,26 @@ HOSTILE = {
 }
 
 
+@pytest.fixture(scope="module")
+async def bounded(generated: ModuleType) -> AsyncIterator[Any]:
+    """One toolset, tightly bounded, that every hostile snippet is run in: each must leave it working for
+    the next (the time server it starts serves them all)."""
+    options = generated.CodeOptions(limits=limits(generated, cpu_seconds=1, tool_calls=20))
+    async with generated.toolset(["time"], mode="code", code=options) as ts:
+        yield ts
+
+
 @pytest.mark.parametrize("case", list(HOSTILE))
 async def test_hostile_code_gets_an_error_result_and_nothing_else(
-    generated: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, case: str
+    bounded: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, case: str
 ) -> None:
     monkeypatch.setenv(SECRET, VALUE)
     target = tmp_path / "host.txt"
     target.write_text(f"host file {VALUE}", encoding="utf-8")
     code, expected = HOSTILE[case]
-    bounded = limits(generated, cpu_seconds=1, tool_calls=20)
-    async with generated.toolset(["time"], mode="code", code=generated.CodeOptions(limits=bounded)) as ts:
-        with anyio.fail_after(60):  # none may hang the toolset
-            result = await run(ts, code.replace("{file}", str(target)))
-            after = await run(ts, "(await time__get_current_time(timezone='UTC'))['timezone']")
+    with anyio.fail_after(60):  # none may hang the toolset
+        result = await run(bounded, code.replace("{file}", str(target)))
+        after = await run(bounded, "(await time__get_current_time(timezone='UTC'))['timezone']")
     assert result.is_error, result.text
     assert expected in result.text
     assert VALUE not in result.text and "host file" not in result.text

@@ -14,7 +14,6 @@ import json
 import shutil
 import uuid
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -31,10 +30,10 @@ SECRET = f"hunter2-{uuid.uuid4().hex}"  # not shaped like a credential: where it
 DEMO = str(SERVERS / "demo.py")
 
 
-def at_once(commands: list[tuple[str, ...]], cwd: Path) -> list[Run]:
-    """Several CLI runs side by side (none of them writes anything): the file stays fast."""
-    with ThreadPoolExecutor(max_workers=len(commands)) as pool:
-        return list(pool.map(lambda args: mcpvend(*args, cwd=cwd), commands))
+def each(commands: list[tuple[str, ...]], cwd: Path) -> list[Run]:
+    """Several CLI runs, one after another in this process (none of them writes anything): a child
+    process per run would pay Python's and the SDK's imports each time."""
+    return [mcpvend(*args, cwd=cwd) for args in commands]
 
 
 def files(root: Path) -> dict[str, bytes]:
@@ -129,7 +128,7 @@ def test_lock_refuses_a_literal_credential_in_args_or_url_and_the_variable_it_na
     before = files(project)
     assert before  # the lockfiles are there to be kept
     commands = [("lock",), ("lock", case.server), ("lock", "--check"), ("diff", "--live", case.server)]
-    for args, run in zip(commands, at_once(commands, project), strict=True):
+    for args, run in zip(commands, each(commands, project), strict=True):
         assert (run.code, run.out, run.err) == (2, "", f"error: {case.line}\n"), args
         assert SECRET not in run.out + run.err
     assert files(project) == before  # byte for byte, nothing added
@@ -237,7 +236,7 @@ def test_a_config_edited_since_lock_fails_generate_check_generate_and_lint(
     edit = EDITS[name]
     project = edited(generated, tmp_path, **edit.settings)
     before = files(project)
-    check, refused, lint = at_once([("generate", "--check"), ("generate",), ("lint", "--format", "json")], project)
+    check, refused, lint = each([("generate", "--check"), ("generate",), ("lint", "--format", "json")], project)
     assert (check.code, check.err) == (1, f"{edit.line}\n")
     assert (refused.code, refused.err) == (2, f"error: {edit.line}\n")
     assert lint.code == 1, lint.err

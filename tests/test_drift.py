@@ -20,13 +20,29 @@ from mcpvend.drift.section import Section
 DRIFTING = {"command": PY, "args": [str(SERVERS / "drifting.py")], "env": {"DRIFT": "${DRIFT:-}"}}
 
 
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    """A project locked against the drifting server's base tools."""
-    write_config(tmp_path, {"drifting": DRIFTING})
-    run = mcpvend("lock", cwd=tmp_path)
+@pytest.fixture(scope="module")
+def locked(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A project locked against the drifting server's base tools, once per module (tests get a copy)."""
+    root = tmp_path_factory.mktemp("drifting")
+    write_config(root, {"drifting": DRIFTING})
+    run = mcpvend("lock", cwd=root)
     assert run.code == 0, run.err
-    return tmp_path
+    return root
+
+
+@pytest.fixture
+def project(locked: Path, tmp_path: Path) -> Path:
+    """A project of this test's own, locked against the drifting server's base tools."""
+    return shutil.copytree(locked, tmp_path / "project")
+
+
+@pytest.fixture(scope="module")
+def generated_project(locked: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The locked project with its package generated, once per module (tests get a copy)."""
+    root = shutil.copytree(locked, tmp_path_factory.mktemp("generated") / "project")
+    run = mcpvend("generate", cwd=root)
+    assert run.code == 0, run.err
+    return root
 
 
 def live(project: Path, drift: str, *args: str) -> tuple[int, list[dict[str, Any]]]:
@@ -249,8 +265,11 @@ anyio.run(main, sys.argv[2])
 
 
 @pytest.mark.parametrize("policy", ["strict", "warn", "off"])
-def test_runtime_pinning_refuses_warns_or_ignores_drifted_tools(project: Path, policy: str) -> None:
-    assert mcpvend("generate", cwd=project).code == 0
+def test_runtime_pinning_refuses_warns_or_ignores_drifted_tools(
+    generated_project: Path, tmp_path: Path, policy: str
+) -> None:
+    project = shutil.copytree(generated_project, tmp_path / "project")
+    assert mcpvend("generate", "--check", cwd=project).code == 0  # the copy is the package generate makes
     run = subprocess.run(
         [PY, "-c", PINNING_PROBE, str(project), policy],
         cwd=project, capture_output=True, text=True, timeout=60,

@@ -25,7 +25,7 @@ from urllib.parse import quote
 import pytest
 from mcp import Client, StdioServerParameters
 
-from conftest import PY, SERVERS, write_config
+from conftest import PY, SERVERS, Run, mcpvend, write_config
 from mcpvend.config import load_config, writable_env
 from mcpvend.errors import LockfileError
 from mcpvend.lock import lockfile
@@ -60,6 +60,17 @@ def run(args: list[str], cwd: Path, env: dict[str, str], stdin: str | None = Non
     return subprocess.run(args, cwd=cwd, env=env, input=stdin, capture_output=True, text=True, timeout=120)
 
 
+def cli(*args: str, cwd: Path, env: dict[str, str]) -> Run:
+    """The CLI in this process with exactly `env` as its environment, as a child given `env=env` would
+    have (variables left out of it are unset for the run, PATH is its PATH); put back afterwards."""
+    with pytest.MonkeyPatch.context() as patch:
+        for name in set(os.environ) - set(env):
+            patch.delenv(name)
+        for name, value in env.items():
+            patch.setenv(name, value)
+        return mcpvend(*args, cwd=cwd)
+
+
 def every_file(root: Path) -> str:
     """What mcpvend wrote under `root` (the config is the user's)."""
     written = [p for p in root.rglob("*") if p.is_file() and p.suffix != ".pyc" and p.name != "mcpvend.toml"]
@@ -83,9 +94,9 @@ def readme_project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (root / "mcpvend.toml").write_text(config, encoding="utf-8")
     env = environ(root, GITHUB_TOKEN=GITHUB_TOKEN)
     for args in (["lock"], ["generate"]):
-        done = run([PY, "-m", "mcpvend", *args], root, env)
-        assert done.returncode == 0, done.stderr
-        assert "warning" not in done.stderr, done.stderr  # nothing in the example is a literal credential
+        done = cli(*args, cwd=root, env=env)
+        assert done.code == 0, done.err
+        assert "warning" not in done.err, done.err  # nothing in the example is a literal credential
     return root
 
 
@@ -146,8 +157,8 @@ async def test_serve_and_diff_live_start_the_readme_servers_as_lock_did(readme_p
         hidden = await client.call_tool("github__search_environment", {"name": "GITHUB_PERSONAL_ACCESS_TOKEN"})
     assert hidden.structured_content == {"value": "***", "python": PY}  # a proxy's callers get no secret
     for server in ("github", "time"):
-        live = run([PY, "-m", "mcpvend", "diff", "--live", server], readme_project, env)
-        assert live.returncode == 0 and "no findings" in live.stdout + live.stderr, live.stderr
+        live = cli("diff", "--live", server, cwd=readme_project, env=env)
+        assert live.code == 0 and "no findings" in live.out + live.err, live.err
 
 
 # --- literals, defaults and credentials ---------------------------------------------------------------
@@ -166,13 +177,13 @@ def literal_project(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[
     root = tmp_path_factory.mktemp("env-literals")
     write_config(root, {"echo": {"command": "python", "args": [ECHO, "GREETING", "LEVEL"], "env": LITERALS}})
     env = environ(root, ECHO_REGION="eu-west-1", LEVEL=None)
-    locked = run([PY, "-m", "mcpvend", "lock"], root, env)
-    assert locked.returncode == 0, locked.stderr
-    generated = run([PY, "-m", "mcpvend", "--output", "literalpkg", "generate"], root, env)
-    assert generated.returncode == 0, generated.stderr
+    locked = cli("lock", cwd=root, env=env)
+    assert locked.code == 0, locked.err
+    generated = cli("--output", "literalpkg", "generate", cwd=root, env=env)
+    assert generated.code == 0, generated.err
     sys.path.insert(0, str(root))
     try:
-        yield root, importlib.import_module("literalpkg"), locked.stderr
+        yield root, importlib.import_module("literalpkg"), locked.err
     finally:
         sys.path.remove(str(root))
 
@@ -319,8 +330,8 @@ def secret_project(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[P
     write_config(root, {"echo": {"command": "python", "args": [ECHO], "env": {"ECHO_TOKEN": "${ECHO_TOKEN}"}}})
     env = environ(root, ECHO_TOKEN=SECRET)
     for args in (["lock"], ["--output", "auditpkg", "generate"]):
-        done = run([PY, "-m", "mcpvend", *args], root, env)
-        assert done.returncode == 0, done.stderr
+        done = cli(*args, cwd=root, env=env)
+        assert done.code == 0, done.err
     sys.path.insert(0, str(root))
     try:
         yield root, importlib.import_module("auditpkg")

@@ -87,7 +87,8 @@ def bait(tmp_path: Path) -> Iterator[Bait]:
             pass
 
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Metadata)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    # Polled every 50 ms rather than 500: shutdown() waits for the loop to notice, after every test.
+    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
     try:
         yield Bait(creds, fifo, f"http://127.0.0.1:{server.server_port}", hits)
     finally:
@@ -106,7 +107,7 @@ def written(root: Path) -> str:
 def test_lock_refuses_every_tool_whose_ref_leaves_it(tmp_path: Path, bait: Bait) -> None:
     tools = write_tools(tmp_path / "tools.json", bait.tools())
     write_config(tmp_path, {"hostile": replay(tools)})
-    run = mcpvend("lock", cwd=tmp_path, timeout=60)
+    run = mcpvend("lock", cwd=tmp_path, timeout=60, process=True)  # a child: the timeout bounds a read of the FIFO
     assert run.code == 0, run.err
     document = json.loads((tmp_path / "lockfiles" / "hostile.lock.json").read_text(encoding="utf-8"))
     assert [entry["tool"]["name"] for entry in document["tools"]] == sorted(t["name"] for t in GOOD_TOOLS)
@@ -152,7 +153,7 @@ def hostile_lockfile(root: Path, bait: Bait) -> Path:
 def test_generate_refuses_a_lockfile_whose_ref_leaves_a_tool(tmp_path: Path, bait: Bait) -> None:
     hostile_lockfile(tmp_path, bait)
     for args in (("generate",), ("generate", "--check", "--full")):
-        run = mcpvend(*args, cwd=tmp_path, timeout=60)
+        run = mcpvend(*args, cwd=tmp_path, timeout=60, process=True)  # a child: the timeout bounds a read of the FIFO
         assert run.code == 2, run.err
         lines = run.err.strip().splitlines()
         assert len(lines) == 1 and "Traceback" not in run.err, run.err
@@ -186,7 +187,7 @@ def test_the_code_generator_itself_opens_and_fetches_nothing(bait: Bait) -> None
 
 def test_lint_flags_a_ref_that_leaves_a_tool_as_high(tmp_path: Path, bait: Bait) -> None:
     hostile_lockfile(tmp_path, bait)
-    run = mcpvend("lint", "--format", "json", cwd=tmp_path)
+    run = mcpvend("lint", "--format", "json", cwd=tmp_path, timeout=60, process=True)  # as above: the FIFO
     assert run.code == 1, run.err
     findings = [f for section in json.loads(run.out)["sections"] for f in section["findings"]]
     flagged = {(f["tool"], f["pointer"]) for f in findings if f.get("rule") == "external-ref"}
@@ -231,28 +232,38 @@ def test_a_call_never_reads_what_a_ref_names(tmp_path: Path, bait: Bait) -> None
     assert mcpvend("lock", cwd=tmp_path).code == 0
     assert mcpvend("--output", "refpkg", "generate", cwd=tmp_path).code == 0
     manifest_path = tmp_path / "refpkg" / "victim" / "manifest.json"
-    manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+    # One process (the timeout fails the test if a call hangs on the FIFO): for each schema in turn,
+    # the manifest edited, a toolset made (it reads the manifest) and the tool called.
     script = f"""
 import asyncio, json, sys
 sys.path.insert(0, {str(tmp_path)!r})
 import refpkg
 
 async def main():
-    async with refpkg.toolset(mode="direct", connection=refpkg.ConnectionOptions(pinning="off")) as ts:
-        result = await ts.call("victim__lookup", {{"a": "x"}})
-        print(json.dumps({{"error": result.is_error, "text": result.text}}))
+    for schema in json.loads(sys.argv[1]):
+        manifest = json.loads(open({str(manifest_path)!r}, encoding="utf-8").read())
+        manifest["tools"][0]["tool"]["inputSchema"] = schema
+        open({str(manifest_path)!r}, "w", encoding="utf-8").write(json.dumps(manifest))
+        async with refpkg.toolset(mode="direct", connection=refpkg.ConnectionOptions(pinning="off")) as ts:
+            result = await ts.call("victim__lookup", {{"a": "x"}})
+            print(json.dumps({{"error": result.is_error, "text": result.text}}), flush=True)
 
 asyncio.run(main())
 """
-    for schema in (bait.refs()["url_ref"], bait.refs()["fifo_ref"], bait.refs()["file_ref"]):
-        manifest["tools"][0]["tool"]["inputSchema"] = _with_property(schema)
-        manifest_path.write_text(json.dumps(manifest), encoding="utf-8")
-        proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, cwd=tmp_path)
-        assert proc.returncode == 0, proc.stderr
-        answer = json.loads(proc.stdout.strip().splitlines()[-1])
+    refs = [bait.refs()[name] for name in ("url_ref", "fifo_ref", "file_ref")]
+    schemas = json.dumps([_with_property(ref) for ref in refs])
+    proc = subprocess.run(
+        [sys.executable, "-c", script, schemas], capture_output=True, text=True, timeout=60, cwd=tmp_path
+    )
+    assert proc.returncode == 0, proc.stderr
+    answers = [json.loads(line) for line in proc.stdout.strip().splitlines()]
+    assert len(answers) == len(refs), proc.stdout
+    for ref, answer in zip(refs, answers, strict=True):
         assert answer["error"] is True, answer
         assert "points outside the tool's schema (nothing outside it is read)" in answer["text"], answer
-        assert CREDENTIAL not in proc.stdout + proc.stderr
+        target = ref["$ref"] if "$ref" in ref else ref["not"]["$ref"]
+        assert ascii(target)[:120] in answer["text"], answer  # this schema's own reference: the edit was read
+    assert CREDENTIAL not in proc.stdout + proc.stderr
     assert bait.hits == []
 
 

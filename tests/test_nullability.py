@@ -17,7 +17,8 @@ import anyio
 import pytest
 from pydantic import ValidationError
 
-from conftest import PY, REPO, corpus_servers, lock_documents, mcpvend, node_server
+from conftest import PY, REPO, lock_documents, mcpvend, node_server
+from session_builds import corpus_package
 
 # Run where a generated package is importable: every property of every tool's input and output
 # model, against its reviewed schema. Prints the mismatches as JSON, and how many were compared.
@@ -79,12 +80,13 @@ def test_the_golden_models_take_null_exactly_where_the_reviewed_schemas_do() -> 
     assert isinstance(result["compared"], int) and result["compared"] > 60
 
 
-def test_the_corpus_models_take_null_exactly_where_the_reviewed_schemas_do(tmp_path: Path) -> None:
+def test_the_corpus_models_take_null_exactly_where_the_reviewed_schemas_do(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
     """All 527 tools of the 70 corpus servers: their optional properties are almost all not nullable."""
-    lock_documents(tmp_path, corpus_servers())
-    run = mcpvend("generate", cwd=tmp_path)
+    root, run = corpus_package(tmp_path_factory)  # generated once per session, shared with test_user_env
     assert run.code == 0 and "(70 servers, 527 tools)" in run.err, run.err
-    result = probe(tmp_path)
+    result = probe(root)
     assert result["mismatches"] == []
     assert isinstance(result["compared"], int) and result["compared"] > 1500
 

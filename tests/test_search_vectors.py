@@ -1,8 +1,10 @@
 """Tool vectors vendored at generate (`[search] semantic = true`): byte-stable, reused, checked, and used.
 
-Real runs: the demo server locked, the CLI generating in a child process with the real model, the
-package imported in a fresh interpreter. Blocking the model's import (a stub package that raises)
-stands for a machine without the `semantic` extra, or a platform the model has no wheel for.
+Real runs: the demo server locked, the CLI generating with the real model (in a child process where
+the process matters: its thread count, a model that cannot be imported), the package imported in a
+fresh interpreter. Blocking the model's import (a stub package that raises) stands for a machine
+without the `semantic` extra, or a platform the model has no wheel for. The project is locked once
+per module, and generated once, and each test works on a copy of its own.
 """
 
 from __future__ import annotations
@@ -23,14 +25,39 @@ VECTORS = Path("generated") / "demo" / files.FILE
 AIRPORT = "Look up an airport by its three-letter IATA code."
 
 
-def project(root: Path, *, semantic_search: bool = True) -> Path:
-    root.mkdir(exist_ok=True)
-    shutil.copy(SERVERS / "demo.py", root / "demo.py")  # a copy: a test changes a tool of it
-    write_config(root, {"demo": {"command": PY, "args": [str(root / "demo.py")]}})
-    if semantic_search:
+SEMANTIC = "[search]\nsemantic = true\n\n"
+
+
+@pytest.fixture(scope="module")
+def locked(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A project with `[search] semantic = true` whose demo server (a copy: a test changes a tool of it,
+    named relatively so that a copy of the project runs its own) is locked."""
+    root = tmp_path_factory.mktemp("locked") / "project"
+    root.mkdir()
+    shutil.copy(SERVERS / "demo.py", root / "demo.py")
+    config = write_config(root, {"demo": {"command": PY, "args": ["demo.py"]}})
+    config.write_text(SEMANTIC + config.read_text(encoding="utf-8"), encoding="utf-8")
+    run = mcpvend("lock", cwd=root)
+    assert run.code == 0, run.err
+    return root
+
+
+@pytest.fixture(scope="module")
+def generated(locked: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The locked project generated, its vectors made by the real model."""
+    root = shutil.copytree(locked, tmp_path_factory.mktemp("generated") / "project")
+    run = mcpvend("generate", cwd=root)
+    assert run.code == 0, run.err
+    return root
+
+
+def project(template: Path, root: Path, *, semantic_search: bool = True) -> Path:
+    """A copy of `template` in `root`; without `[search]` when `semantic_search` is false."""
+    shutil.copytree(template, root)
+    if not semantic_search:
         config = root / "mcpvend.toml"
-        config.write_text("[search]\nsemantic = true\n\n" + config.read_text(encoding="utf-8"), encoding="utf-8")
-    assert mcpvend("lock", cwd=root).code == 0
+        config.write_text(config.read_text(encoding="utf-8").removeprefix(SEMANTIC), encoding="utf-8")
+        assert "[search]" not in config.read_text(encoding="utf-8")
     return root
 
 
@@ -49,12 +76,14 @@ def in_package(root: Path, script: str, env: dict[str, str] | None = None) -> su
     return subprocess.run([PY, "-c", script], cwd=root, env=environ, capture_output=True, text=True, timeout=120)
 
 
-def test_generate_vendors_one_line_per_tool_byte_identical_with_one_and_two_threads(tmp_path: Path) -> None:
+def test_generate_vendors_one_line_per_tool_byte_identical_with_one_and_two_threads(
+    locked: Path, tmp_path: Path
+) -> None:
     outputs = []
     for threads in ("1", "2"):
-        root = project(tmp_path / f"threads-{threads}")
+        root = project(locked, tmp_path / f"threads-{threads}")
         env = {name: threads for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")}
-        run = mcpvend("generate", cwd=root, env=env)
+        run = mcpvend("generate", cwd=root, env=env, process=True)  # BLAS reads its thread count at start
         assert run.code == 0, run.err
         outputs.append((root / VECTORS).read_bytes())
     assert outputs[0] == outputs[1]
@@ -64,9 +93,10 @@ def test_generate_vendors_one_line_per_tool_byte_identical_with_one_and_two_thre
     assert len(outputs[0].decode().splitlines()) == len(tools) + 6  # one line per tool: a one-tool change is one line
 
 
-def test_check_on_an_unchanged_tree_needs_no_model_and_a_changed_tool_is_embedded_alone(tmp_path: Path) -> None:
-    root = project(tmp_path)
-    assert mcpvend("generate", cwd=root).code == 0
+def test_check_on_an_unchanged_tree_needs_no_model_and_a_changed_tool_is_embedded_alone(
+    generated: Path, tmp_path: Path
+) -> None:
+    root = project(generated, tmp_path / "project")
     before = (root / VECTORS).read_text().splitlines()
     blocked = without_model(tmp_path)
     check = mcpvend("generate", "--check", cwd=root, env=blocked, process=True)
@@ -75,7 +105,9 @@ def test_check_on_an_unchanged_tree_needs_no_model_and_a_changed_tool_is_embedde
     server = root / "demo.py"
     server.write_text(server.read_text().replace(AIRPORT, AIRPORT + " Changed."))
     assert mcpvend("lock", cwd=root).code == 0
-    refused = mcpvend("generate", cwd=root, env=blocked, process=True)  # a tool needs a vector and the model is not there
+    refused = mcpvend(
+        "generate", cwd=root, env=blocked, process=True
+    )  # a tool needs a vector and the model is not there
     assert refused.code != 0 and "server 'demo': 1 tool(s) need search vectors" in refused.err
     assert "Traceback" not in refused.err and (root / VECTORS).read_text().splitlines() == before  # nothing written
     assert mcpvend("generate", cwd=root).code == 0
@@ -84,9 +116,8 @@ def test_check_on_an_unchanged_tree_needs_no_model_and_a_changed_tool_is_embedde
     assert len(changed) == 1 and '"airports.find-by-code"' in after[changed[0]]
 
 
-def test_full_replaces_a_tampered_vector_and_keeps_the_others_byte_for_byte(tmp_path: Path) -> None:
-    root = project(tmp_path)
-    assert mcpvend("generate", cwd=root).code == 0
+def test_full_replaces_a_tampered_vector_and_keeps_the_others_byte_for_byte(generated: Path, tmp_path: Path) -> None:
+    root = project(generated, tmp_path / "project")
     made = files.Vectors.parse((root / VECTORS).read_text(), "vectors.json")
     name, (digest, vector) = sorted(made.tools.items())[0]
     flipped = files.encode(-files.decode(vector))  # points the other way: the search would rank it wrongly
@@ -97,9 +128,10 @@ def test_full_replaces_a_tampered_vector_and_keeps_the_others_byte_for_byte(tmp_
     assert files.Vectors.parse((root / VECTORS).read_text(), "vectors.json") == made
 
 
-def test_the_default_search_is_semantic_with_vendored_vectors_and_bm25f_without_the_model(tmp_path: Path) -> None:
-    root = project(tmp_path)
-    assert mcpvend("generate", cwd=root).code == 0
+def test_the_default_search_is_semantic_with_vendored_vectors_and_bm25f_without_the_model(
+    generated: Path, tmp_path: Path
+) -> None:
+    root = project(generated, tmp_path / "project")
     script = (
         "import warnings, generated\n"
         "warnings.simplefilter('always')\n"
@@ -117,9 +149,10 @@ def test_the_default_search_is_semantic_with_vendored_vectors_and_bm25f_without_
     assert len(warned) == 1 and "not on this platform" in warned[0]
 
 
-def test_a_routed_toolset_builds_its_index_so_the_first_search_embeds_only_the_query(tmp_path: Path) -> None:
-    root = project(tmp_path)
-    assert mcpvend("generate", cwd=root).code == 0
+def test_a_routed_toolset_builds_its_index_so_the_first_search_embeds_only_the_query(
+    generated: Path, tmp_path: Path
+) -> None:
+    root = project(generated, tmp_path / "project")
     script = (
         "import generated\n"
         "from generated._runtime.semantic.hybrid import load_model\n"
@@ -142,9 +175,8 @@ def test_a_routed_toolset_builds_its_index_so_the_first_search_embeds_only_the_q
     ]
 
 
-def test_vectors_of_another_model_are_not_used_and_say_regenerate(tmp_path: Path) -> None:
-    root = project(tmp_path)
-    assert mcpvend("generate", cwd=root).code == 0
+def test_vectors_of_another_model_are_not_used_and_say_regenerate(generated: Path, tmp_path: Path) -> None:
+    root = project(generated, tmp_path / "project")
     made = files.Vectors.parse((root / VECTORS).read_text(), "vectors.json")
     (root / VECTORS).write_text(files.Vectors("another-model 1.0", made.tools).render())
     shown = in_package(root, "import generated\nprint(generated.toolset(mode='routed').catalog.search('kelvin', 1))")
@@ -153,8 +185,8 @@ def test_vectors_of_another_model_are_not_used_and_say_regenerate(tmp_path: Path
     assert "convert_temperature" in shown.stdout  # still found: the tools were embedded on the spot
 
 
-def test_a_package_without_vectors_keeps_bm25f_and_no_model_is_loaded(tmp_path: Path) -> None:
-    root = project(tmp_path, semantic_search=False)
+def test_a_package_without_vectors_keeps_bm25f_and_no_model_is_loaded(locked: Path, tmp_path: Path) -> None:
+    root = project(locked, tmp_path / "project", semantic_search=False)
     assert mcpvend("generate", cwd=root).code == 0
     assert not (root / VECTORS).exists()
     script = "import sys, generated\nts = generated.toolset(mode='routed')\nprint(type(ts.catalog._ranker).__name__)"
@@ -170,16 +202,17 @@ def test_a_package_without_vectors_keeps_bm25f_and_no_model_is_loaded(tmp_path: 
         ("search = 1\n", "'search' must be a table"),
     ],
 )
-def test_a_bad_search_table_is_one_line_naming_the_key(tmp_path: Path, table: str, message: str) -> None:
-    shutil.copy(project(tmp_path, semantic_search=False) / "mcpvend.toml", tmp_path / "base.toml")
-    (tmp_path / "mcpvend.toml").write_text(table + (tmp_path / "base.toml").read_text())
-    run = mcpvend("generate", cwd=tmp_path)
+def test_a_bad_search_table_is_one_line_naming_the_key(locked: Path, tmp_path: Path, table: str, message: str) -> None:
+    root = project(locked, tmp_path / "project", semantic_search=False)
+    (root / "mcpvend.toml").write_text(table + (root / "mcpvend.toml").read_text())
+    run = mcpvend("generate", cwd=root)
     assert run.code == 2 and message in run.err and "Traceback" not in run.err, run.err
 
 
-def test_a_corrupt_vectors_file_is_named_at_toolset_and_generate_writes_it_anew(tmp_path: Path) -> None:
-    root = project(tmp_path)
-    assert mcpvend("generate", cwd=root).code == 0
+def test_a_corrupt_vectors_file_is_named_at_toolset_and_generate_writes_it_anew(
+    generated: Path, tmp_path: Path
+) -> None:
+    root = project(generated, tmp_path / "project")
     made = (root / VECTORS).read_text()
     (root / VECTORS).write_text('{"format": 1, "model": "x", "tools": {"a": 5}}\n')
     shown = in_package(root, "import generated\ngenerated.toolset(mode='routed')")

@@ -1,6 +1,8 @@
 """The hybrid ranker with the real model (all-MiniLM-L6-v2 on numpy): offline loading, what it finds,
-determinism, cost, errors. The corpus's 527 tools are embedded once per module (about 15 s) and handed
-to the rankers as vendored vectors, as a generated package hands them."""
+determinism, cost, errors. The corpus's 527 tools are handed to the rankers as vendored vectors, as a
+generated package hands them: stored in tests/data/semantic/corpus-vectors.json (embedding them all is
+about 15 s of CPU), whose every digest and about 120 of whose vectors (the non-ASCII texts among them)
+are checked against the model's own on every run. `python tests/test_semantic.py` writes the file again."""
 
 from __future__ import annotations
 
@@ -26,6 +28,7 @@ from mcpvend.runtime.semantic import hybrid as semantic
 from mcpvend.runtime.semantic import vectors as files
 from mcpvend.runtime.semantic.hybrid import (
     DISTRIBUTION,
+    MODEL,
     QUERY_CHARS,
     HybridRanker,
     RankerUnavailable,
@@ -60,15 +63,56 @@ def corpus_recall(ranker: Ranker) -> tuple[dict[int, float], dict[int, float]]:
     return {k: statistics.fmean(v) for k, v in tasks.items()}, paraphrases
 
 
-@pytest.fixture(scope="module")
-def corpus_vectors() -> Vendored:
-    """The corpus's tools embedded once, keyed as a generated package vendors them."""
-    documents = search_documents()
-    embedded = load_model().embed([embedded_text(d) for d in documents])
+CORPUS_VECTORS = REPO / "tests" / "data" / "semantic" / "corpus-vectors.json"
+
+
+def embedded(documents: list[SearchDocument]) -> Vendored:
+    """`documents` embedded now, keyed as a generated package vendors them."""
+    rows = load_model().embed([embedded_text(d) for d in documents])
     return {
         (d.server, d.name): (files.text_digest(embedded_text(d)), files.encode(row))
-        for d, row in zip(documents, embedded, strict=True)
+        for d, row in zip(documents, rows, strict=True)
     }
+
+
+def write_corpus_vectors() -> None:
+    """CORPUS_VECTORS from the model: one line per tool, so a changed tool is a one-line diff."""
+    lines = [
+        json.dumps([*key, *value], ensure_ascii=False) for key, value in sorted(embedded(search_documents()).items())
+    ]
+    body = ",\n".join(f"    {line}" for line in lines)
+    CORPUS_VECTORS.parent.mkdir(parents=True, exist_ok=True)
+    CORPUS_VECTORS.write_text(
+        f'{{\n  "model": {json.dumps(MODEL)},\n  "vectors": [\n{body}\n  ]\n}}\n', encoding="utf-8"
+    )
+
+
+def stored_corpus_vectors() -> tuple[str, Vendored]:
+    data = json.loads(CORPUS_VECTORS.read_text(encoding="utf-8"))
+    return data["model"], {(server, name): (digest, vector) for server, name, digest, vector in data["vectors"]}
+
+
+@pytest.fixture(scope="module")
+def corpus_vectors() -> Vendored:
+    """The corpus's tools' vectors, keyed as a generated package vendors them (a tool whose text has changed
+    since they were written is embedded on the spot by the ranker, as a package's would be)."""
+    return stored_corpus_vectors()[1]
+
+
+def test_the_stored_corpus_vectors_are_the_models_own() -> None:
+    """Every corpus tool has a stored vector of the text the runtime embeds now, made by the model loaded:
+    every tenth tool and every text that is not ASCII (about 120) are embedded again, to the byte."""
+    model, stored = stored_corpus_vectors()
+    documents = search_documents()
+    rewrite = "run `python tests/test_semantic.py` to write them again"
+    assert model == MODEL, rewrite
+    assert stored.keys() == {(d.server, d.name) for d in documents}, rewrite
+    for document in documents:
+        digest = stored[(document.server, document.name)][0]
+        assert digest == files.text_digest(embedded_text(document)), (document.key, rewrite)
+    sample = embedded([d for i, d in enumerate(documents) if i % 10 == 0 or not embedded_text(d).isascii()])
+    assert len(sample) > 100
+    assert sample == {key: stored[key] for key in sample}
 
 
 def run_python(script: str, *args: str, env: dict[str, str] | None = None) -> Any:
@@ -299,3 +343,7 @@ async def test_a_generated_toolset_searches_with_the_hybrid_and_calls_what_it_fo
         assert found[0]["name"] == "filesystem__list_directory", found
         listing = await ts.call(found[0]["name"], {"path": str(REPO / "tests" / "fixtures" / "files")})
         assert not listing.is_error and "hello.txt" in listing.text, listing.text
+
+
+if __name__ == "__main__":
+    write_corpus_vectors()

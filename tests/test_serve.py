@@ -343,10 +343,10 @@ async def _raw_call(url: str, name: str, arguments: dict[str, Any]) -> dict[str,
 
 
 def test_warm_starts_the_upstreams_with_serve_and_names_one_that_cannot_start(tmp_path: Path) -> None:
-    write_config(tmp_path, {"gone": {"command": PY, "args": [str(SERVERS / "demo.py")]}})
+    write_config(tmp_path, {"gone": {"command": PY, "args": [str(SERVERS / "drifting.py")]}})
     assert mcpvend("lock", cwd=tmp_path).code == 0
     lockfile = tmp_path / "lockfiles" / "gone.lock.json"  # the server has since moved away, reviewed as such
-    lockfile.write_text(lockfile.read_text().replace(str(SERVERS / "demo.py"), str(tmp_path / "missing.py")))
+    lockfile.write_text(lockfile.read_text().replace(str(SERVERS / "drifting.py"), str(tmp_path / "missing.py")))
     write_config(tmp_path, {"gone": {"command": PY, "args": [str(tmp_path / "missing.py")]}})
     assert mcpvend("generate", cwd=tmp_path).code == 0
     served = subprocess.run(
@@ -363,10 +363,19 @@ def test_the_session_limits_are_options() -> None:
     assert "--session-idle S" in shown.stdout and "--max-sessions N" in shown.stdout and "--warm" in shown.stdout
 
 
-async def test_a_large_structured_result_reaches_the_client_bounded(tmp_path: Path) -> None:
-    write_config(tmp_path, {"asks": {"command": PY, "args": [str(SERVERS / "asks_name.py")]}})
-    assert mcpvend("lock", cwd=tmp_path).code == 0 and mcpvend("generate", cwd=tmp_path).code == 0
-    async with Client(stdio("asks", cwd=tmp_path)) as client:
+@pytest.fixture(scope="module")
+def asks(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A project serving tests/servers/asks_name.py (its `blob` tool answers with any size), locked and generated."""
+    root = tmp_path_factory.mktemp("asks")
+    write_config(root, {"asks": {"command": PY, "args": [str(SERVERS / "asks_name.py")]}})
+    for command in ("lock", "generate"):
+        run = mcpvend(command, cwd=root)
+        assert run.code == 0, run.err
+    return root
+
+
+async def test_a_large_structured_result_reaches_the_client_bounded(asks: Path) -> None:
+    async with Client(stdio("asks", cwd=asks)) as client:
         big = await client.call_tool("asks__blob", {"size": 1_000_000})
         assert big.is_error and big.structured_content is None
         shown = text(big)
@@ -417,10 +426,8 @@ def _rss(pid: int) -> int:
         return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
 
 
-async def test_serve_memory_stays_flat_over_twenty_one_megabyte_results(tmp_path: Path) -> None:
-    write_config(tmp_path, {"asks": {"command": PY, "args": [str(SERVERS / "asks_name.py")]}})
-    assert mcpvend("lock", cwd=tmp_path).code == 0 and mcpvend("generate", cwd=tmp_path).code == 0
-    with http_server("asks", "--mode", "direct", cwd=tmp_path) as (url, proc):
+async def test_serve_memory_stays_flat_over_twenty_one_megabyte_results(asks: Path) -> None:
+    with http_server("asks", "--mode", "direct", cwd=asks) as (url, proc):
         async with Client(url) as client:
             for _ in range(3):  # warm-up: the upstream started, buffers grown to their working size
                 await client.call_tool("asks__blob", {"size": 1_000_000})

@@ -10,11 +10,15 @@ the strict schema, and `from_strict` must give the instance back unchanged: the 
 a non-strict call would have sent. One exception, by the rule the runtime follows: a left-out
 optional property that accepts null comes back as null, since a strict OpenAI model cannot say
 "absent" apart from null, and a null the reviewed schema accepts is sent as given.
+
+Profiles: `make test` draws CORPUS_EXAMPLES and SYNTHETIC_EXAMPLES per provider, the same ones every
+run (derandomized); `make long` (MCPVEND_FUZZ=long) draws ten times as many.
 """
 
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Mapping
 from types import SimpleNamespace
 from typing import Any
@@ -34,6 +38,10 @@ from mcpvend.runtime.strict.rules import Provider
 from strategies import FORMATS, input_schemas
 
 PROVIDERS: tuple[Provider, ...] = ("openai", "anthropic")
+LONG = os.environ.get("MCPVEND_FUZZ") == "long"
+CORPUS_EXAMPLES = 2_000 if LONG else 200
+SYNTHETIC_EXAMPLES = 1_250 if LONG else 125
+pytestmark = [pytest.mark.timeout(0)] if LONG else []  # the long profile is bounded by its example counts
 # What the rewrite may refuse: what no strict subset can say without losing instances.
 CANNOT_SAY = (
     "accepts keys it does not name",
@@ -220,7 +228,7 @@ def has_strict_form(schema: dict[str, Any], provider: Provider) -> bool:
 
 
 @pytest.mark.parametrize("provider", PROVIDERS)
-@settings(max_examples=400, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@settings(max_examples=CORPUS_EXAMPLES, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
 @given(data=st.data())
 def test_corpus_instances_survive_the_trip(provider: Provider, data: st.DataObject) -> None:
     original = data.draw(st.sampled_from(CORPUS), label="schema")
@@ -232,7 +240,7 @@ def test_corpus_instances_survive_the_trip(provider: Provider, data: st.DataObje
 
 
 @pytest.mark.parametrize("provider", PROVIDERS)
-@settings(max_examples=250, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@settings(max_examples=SYNTHETIC_EXAMPLES, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
 @given(data=st.data())
 def test_synthetic_instances_survive_the_trip(provider: Provider, data: st.DataObject) -> None:
     original = closable(data.draw(input_schemas(), label="schema").schema)

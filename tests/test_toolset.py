@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import shutil
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -12,7 +13,7 @@ from typing import Any
 import anyio
 import pytest
 
-from conftest import PY, REPO, SERVERS, mcpvend, node_server, write_config
+from conftest import REPO, mcpvend, node_server, write_config
 
 pytestmark = pytest.mark.anyio
 if str(REPO) not in sys.path:
@@ -157,14 +158,15 @@ async def test_long_results_are_truncated(generated: ModuleType) -> None:
         assert result.text.startswith("Echo: xxx") and "truncated" in result.text and len(result.text) < 200
 
 
-async def test_pinning_refuses_a_drifted_tool_with_an_error_result(tmp_path: Path) -> None:
+async def test_pinning_refuses_a_drifted_tool_with_an_error_result(crashy: ModuleType, tmp_path: Path) -> None:
     """A manifest whose reviewed description differs from what the live server serves."""
     root = tmp_path
-    write_config(root, {"drift": {"command": PY, "args": [str(SERVERS / "crashy.py")]}})
-    assert mcpvend("lock", cwd=root).code == 0
-    lock = json.loads((root / "lockfiles" / "drift.lock.json").read_text())
+    locked = Path(crashy.__file__).parents[1]  # the module's crashy project: its config and lockfile
+    shutil.copy(locked / "mcpvend.toml", root / "mcpvend.toml")
+    shutil.copytree(locked / "lockfiles", root / "lockfiles")
+    lock = json.loads((root / "lockfiles" / "crashy.lock.json").read_text())
     assert mcpvend("--output", "driftpkg", "generate", cwd=root).code == 0
-    manifest = root / "driftpkg" / "drift" / "manifest.json"
+    manifest = root / "driftpkg" / "crashy" / "manifest.json"
     data = json.loads(manifest.read_text())
     (echo,) = [t for t in data["tools"] if t["tool"]["name"] == "echo"]
     echo["tool"]["_meta"] = {"reviewed": "another version"}  # as if the server changed `echo`
@@ -173,12 +175,12 @@ async def test_pinning_refuses_a_drifted_tool_with_an_error_result(tmp_path: Pat
     sys.path.insert(0, str(root))
     try:
         package = importlib.import_module("driftpkg")
-        async with package.toolset(["drift"]) as ts:
-            refused = await ts.call("drift__echo", {"text": "x"})
+        async with package.toolset(["crashy"]) as ts:
+            refused = await ts.call("crashy__echo", {"text": "x"})
             assert refused.is_error and "refused" in refused.text
-            assert (await ts.call("drift__pid", {})).text.isdigit()
-        async with package.toolset(["drift"], connection=package.ConnectionOptions(pinning="off")) as ts:
-            assert (await ts.call("drift__echo", {"text": "x"})).text == "x"
+            assert (await ts.call("crashy__pid", {})).text.isdigit()
+        async with package.toolset(["crashy"], connection=package.ConnectionOptions(pinning="off")) as ts:
+            assert (await ts.call("crashy__echo", {"text": "x"})).text == "x"
     finally:
         sys.path.remove(str(root))
 

@@ -7,15 +7,19 @@ this repository's servers and for all 70 servers of the corpus.
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import shutil
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from conftest import REPO, corpus_servers, lock_documents, mcpvend
+from conftest import REPO, Run
+from session_builds import corpus_package
 
 USER_PACKAGES = ("mcp", "pydantic", "mypy", "pyright")
 # Installing a venv and type-checking 70 servers' code takes minutes on a loaded machine: bounded by
@@ -23,30 +27,104 @@ USER_PACKAGES = ("mcp", "pydantic", "mypy", "pyright")
 pytestmark = pytest.mark.timeout(1800)
 
 
+def pip(venv: Path, *args: str) -> list[str]:
+    """This checkout's pip, run with the user venv's interpreter (`--python`): the venv itself holds no pip."""
+    return [sys.executable, "-m", "pip", "--python", str(venv / "bin" / "python"), *args]
+
+
 @pytest.fixture(scope="module")
 def user_env(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The venv, its versions pinned as the repository's are."""
+    """The venv, its versions pinned as the repository's are (pip's own bootstrap left out: about 10 s of CPU)."""
     root = tmp_path_factory.mktemp("user")
-    subprocess.run([sys.executable, "-m", "venv", str(root / "venv")], check=True)
-    python = root / "venv" / "bin" / "python"
-    install = [str(python), "-m", "pip", "install", "-q", "-c", str(REPO / "constraints.txt"), *USER_PACKAGES]
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(root / "venv")], check=True)
+    install = pip(root / "venv", "install", "-q", "-c", str(REPO / "constraints.txt"), *USER_PACKAGES)
     done = subprocess.run(install, capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stderr[-3000:]
-    listed = subprocess.run([str(python), "-m", "pip", "list"], capture_output=True, text=True, check=True).stdout
+    listed = subprocess.run(pip(root / "venv", "list"), capture_output=True, text=True, check=True).stdout
     assert "types-" not in listed and "datamodel-code-generator" not in listed and "black" not in listed
+    for package in USER_PACKAGES:
+        assert re.search(rf"^{package} ", listed, re.MULTILINE), listed
     return root / "venv"
 
 
-def type_check(venv: Path, package: Path, *beside: str) -> None:
-    """mypy --strict and pyright over `package` (and modules `beside` it), run from its parent with no config of ours in sight."""
+MYPY_SUMMARY = re.compile(
+    r"^(?:Success: no issues found in (?P<clean>\d+) source files?"
+    r"|Found \d+ errors? in \d+ files? \(checked (?P<found>\d+) source files?\))$"
+)
+
+
+@dataclass(frozen=True)
+class Checked:
+    """One `mypy --strict` and one `pyright` run over several packages (and modules) side by side in `root`,
+    run from there with no config of ours in sight: what each checker reports is read per package."""
+
+    root: Path
+    targets: tuple[str, ...]
+    mypy: subprocess.CompletedProcess[str]
+    pyright: subprocess.CompletedProcess[str]
+
+    def target_of(self, path: Path) -> str | None:
+        relative = path.relative_to(self.root) if path.is_relative_to(self.root) else None
+        return relative.parts[0] if relative is not None and relative.parts[0] in self.targets else None
+
+    def sources(self) -> int:
+        """How many Python files the targets hold: each checker must say it checked at least as many."""
+        return sum(len(list((self.root / t).rglob("*.py"))) if (self.root / t).is_dir() else 1 for t in self.targets)
+
+    def problems(self, *names: str) -> list[str]:
+        """Whatever stops `names` from being clean: an error either checker reports in their files or in no
+        target's, and a run that did not check every file."""
+        mine, found = (*names, None), []
+        *lines, summary = self.mypy.stdout.splitlines() or [""]
+        done = MYPY_SUMMARY.match(summary)
+        if self.mypy.returncode not in (0, 1) or not done or int(done["clean"] or done["found"]) < self.sources():
+            found.append(f"mypy exited {self.mypy.returncode}: {self.mypy.stdout[-3000:]}{self.mypy.stderr[-2000:]}")
+        for line in lines:  # `path:line: error: ...` and its notes
+            if self.target_of(self.root / line.split(":", 1)[0]) in mine:
+                found.append(f"mypy: {line}")
+        try:
+            report = json.loads(self.pyright.stdout)
+            analysed = report["summary"]["filesAnalyzed"]
+        except (ValueError, KeyError):
+            report, analysed = {"generalDiagnostics": []}, 0
+        if self.pyright.returncode not in (0, 1) or analysed < self.sources():
+            out, err = self.pyright.stdout[-3000:], self.pyright.stderr[-2000:]
+            found.append(f"pyright exited {self.pyright.returncode}: {out}{err}")
+        for diagnostic in report["generalDiagnostics"]:
+            where = diagnostic.get("file") or "/"
+            if diagnostic["severity"] == "error" and self.target_of(Path(where)) in mine:
+                found.append(f"pyright: {where}:{diagnostic.get('range')}: {diagnostic['message']}")
+        return found
+
+
+def type_check(venv: Path, root: Path, *targets: str) -> Checked:
+    """mypy --strict and pyright (standard mode) over `targets` in `root`, each run once for all of them:
+    one pyright run analyses the SDK and pydantic once (about 10 s of CPU a run)."""
     env = {**os.environ, "PATH": f"{venv / 'bin'}{os.pathsep}{os.environ['PATH']}"}
-    cache = venv.parent / "mypy-cache"  # shared by the module's checks: pydantic and mcp analysed once
-    mypy = [str(venv / "bin" / "mypy"), "--strict", "--cache-dir", str(cache), package.name, *beside]
-    checked = subprocess.run(mypy, cwd=package.parent, env=env, capture_output=True, text=True, timeout=900)
-    assert checked.returncode == 0 and "Success: no issues found" in checked.stdout, checked.stdout[-3000:]
-    pyright = [str(venv / "bin" / "pyright"), "--pythonpath", str(venv / "bin" / "python"), package.name, *beside]
-    checked = subprocess.run(pyright, cwd=package.parent, env=env, capture_output=True, text=True, timeout=900)
-    assert checked.returncode == 0 and "0 errors" in checked.stdout, checked.stdout[-3000:] + checked.stderr[-2000:]
+    cache = root / ".mypy-cache"
+    mypy = [str(venv / "bin" / "mypy"), "--strict", "--cache-dir", str(cache), *targets]
+    mypy_run = subprocess.run(mypy, cwd=root, env=env, capture_output=True, text=True, timeout=900)
+    pyright = [str(venv / "bin" / "pyright"), "--outputjson", "--pythonpath", str(venv / "bin" / "python"), *targets]
+    pyright_run = subprocess.run(pyright, cwd=root, env=env, capture_output=True, text=True, timeout=900)
+    return Checked(root, targets, mypy_run, pyright_run)
+
+
+@dataclass(frozen=True)
+class Packages:
+    """The golden package (`generated`, with user code beside it) and the corpus package (`corpus`)."""
+
+    corpus_generated: Run
+    checked: Checked
+
+
+@pytest.fixture(scope="module")
+def packages(user_env: Path, tmp_path_factory: pytest.TempPathFactory) -> Packages:
+    root = tmp_path_factory.mktemp("checked")
+    shutil.copytree(REPO / "generated", root / "generated", ignore=shutil.ignore_patterns("__pycache__"))
+    (root / "user_code.py").write_text(USER_CODE, encoding="utf-8")
+    corpus, generate = corpus_package(tmp_path_factory)  # made once per session, shared with test_nullability
+    shutil.copytree(corpus / "generated", root / "corpus", ignore=shutil.ignore_patterns("__pycache__"))
+    return Packages(generate, type_check(user_env, root, "generated", "user_code.py", "corpus"))
 
 
 # User code over the public names: the root's shared names, a server's TOOLS, and optional
@@ -72,17 +150,14 @@ def text_of(result: ToolResult) -> str:
 """
 
 
-def test_the_golden_package_type_checks_in_a_users_environment(user_env: Path, tmp_path: Path) -> None:
-    shutil.copytree(REPO / "generated", tmp_path / "generated", ignore=shutil.ignore_patterns("__pycache__"))
-    (tmp_path / "user_code.py").write_text(USER_CODE, encoding="utf-8")
-    type_check(user_env, tmp_path / "generated", "user_code.py")
+def test_the_golden_package_type_checks_in_a_users_environment(packages: Packages) -> None:
+    assert packages.checked.problems("generated", "user_code.py") == []
 
 
-def test_the_corpus_package_type_checks_in_a_users_environment(user_env: Path, tmp_path: Path) -> None:
-    lock_documents(tmp_path, corpus_servers())
-    run = mcpvend("generate", cwd=tmp_path)
+def test_the_corpus_package_type_checks_in_a_users_environment(packages: Packages) -> None:
+    run = packages.corpus_generated
     assert run.code == 0 and "(70 servers, 527 tools)" in run.err, run.err
-    type_check(user_env, tmp_path / "generated")
+    assert packages.checked.problems("corpus") == []
 
 
 def test_the_generated_package_imports_and_calls_a_server_with_mcp_alone(user_env: Path, tmp_path: Path) -> None:
@@ -157,8 +232,10 @@ def test_langchain_tools_need_langchain_core_alone(user_env: Path, tmp_path: Pat
     app = tmp_path / "app"
     shutil.copytree(REPO / "generated", app / "generated", ignore=shutil.ignore_patterns("__pycache__"))
     core = tmp_path / "langchain-core"  # beside the bare venv, which the other tests keep bare
-    pip = [str(user_env / "bin" / "python"), "-m", "pip", "install", "-q", "--target", str(core)]
-    done = subprocess.run([*pip, "-c", str(REPO / "constraints.txt"), "langchain-core"], capture_output=True, text=True)
+    install = pip(
+        user_env, "install", "-q", "--target", str(core), "-c", str(REPO / "constraints.txt"), "langchain-core"
+    )
+    done = subprocess.run(install, capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stderr[-3000:]
     script = """
 import anyio, importlib.util, sys

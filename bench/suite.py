@@ -1,0 +1,64 @@
+"""How long `make test` takes on a fresh clone, as CI and a new contributor pay it (installs included).
+
+Wall time depends on the machine, so it is normalised by a fixed amount of pure-Python work timed just
+before and just after: a 20-million-iteration loop, which takes about 1.07 s on the reference machine.
+normalised = wall x 1.07 / (the loop's mean). Load that changes during the run is not removed by this:
+measure on a quiet machine.
+
+Usage: python bench/suite.py [--keep DIR]   (clones HEAD of this repository into a temporary directory)
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+REFERENCE_LOOP = 1.07  # seconds, the loop below on the reference machine
+LOOP = "\n".join(
+    [
+        "import time",
+        "t = time.perf_counter()",
+        "x = 0",
+        "for i in range(20_000_000):",
+        "    x += i",
+        "print(time.perf_counter() - t)",
+    ]
+)
+
+
+def loop() -> float:
+    """The loop in a fresh interpreter, at module level (as `python -c` runs it)."""
+    return float(subprocess.run([sys.executable, "-c", LOOP], capture_output=True, text=True, check=True).stdout)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--keep", type=Path, help="clone into DIR and keep it (default: a temporary directory)")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as scratch:
+        clone = args.keep or Path(scratch) / "mcpvend"
+        subprocess.run(["git", "clone", "--quiet", str(REPO), str(clone)], check=True)
+        before = loop()
+        start = time.perf_counter()
+        run = subprocess.run(
+            ["make", "test"], cwd=clone, env={**os.environ, "CI": "true"}, capture_output=True, text=True
+        )
+        wall = time.perf_counter() - start
+        after = loop()
+    tail = [line for line in run.stdout.splitlines() if " passed" in line or " failed" in line][-1:]
+    mean = (before + after) / 2
+    print(f"make test on a fresh clone (CI=true), {os.cpu_count()} cores; python {sys.version.split()[0]}")
+    print(f"   exit code                 {run.returncode:>8d}   {tail[0] if tail else run.stderr[-300:]}")
+    print(f"   wall                      {wall:8.1f} s")
+    print(f"   loop before / after       {before:8.3f} s / {after:.3f} s  (reference {REFERENCE_LOOP} s)")
+    print(f"   normalised                {wall * REFERENCE_LOOP / mean:8.1f} s  (target <= 360 s)")
+
+
+if __name__ == "__main__":
+    main()
