@@ -34,6 +34,30 @@ PY = sys.executable
 # Configs say `python`: like `make`, put this interpreter's directory first on PATH.
 os.environ["PATH"] = f"{Path(PY).parent}{os.pathsep}{os.environ.get('PATH', '')}"
 
+# The files that take longest, started first: pytest-xdist hands whole files to its workers in collection
+# order, and a long file handed out last keeps one worker busy after the other is done (in bench/suite.py's
+# order of CPU seconds).
+LONG_FILES = (
+    "test_user_env.py",
+    "test_generate.py",
+    "test_toolset.py",
+    "test_serve.py",
+    "test_readme.py",
+    "test_kill.py",
+    "test_input_required.py",
+    "test_packaging.py",
+    "test_fuzz_shard2.py",
+    "test_fuzz.py",
+    "test_search_vectors.py",
+    "test_strict_roundtrip.py",
+    "test_env_at_run_time.py",
+)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    rank = {name: index for index, name in enumerate(LONG_FILES)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(LONG_FILES)))  # stable: a file's tests keep their order
+
 
 def node_server(package: str) -> Path:
     """The entry point of a pinned npm server; in CI its absence fails, elsewhere it skips."""
