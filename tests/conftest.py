@@ -54,6 +54,12 @@ LONG_FILES = (
 )
 
 
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """One worker more than cores (`-n auto`): a worker waiting on a server process or a timeout leaves its core
+    idle, and a third keeps two busy (measured: 375 s against 401-430 s on 2 cores)."""
+    return (os.cpu_count() or 1) + 1
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     rank = {name: index for index, name in enumerate(LONG_FILES)}
     items.sort(key=lambda item: rank.get(item.path.name, len(LONG_FILES)))  # stable: a file's tests keep their order
