@@ -8,6 +8,9 @@ CONFORMANCE_DIR := tests/conformance
 # The venv's tools first. (A server configured as `python ...` runs with mcpvend's own interpreter,
 # the venv's, with mcp-server-time in it, whatever PATH says.)
 export PATH := $(BIN):$(PATH)
+# Bytecode written, whatever the machine says: the suite starts hundreds of Python processes, and each would
+# compile mcpvend, its tests' servers and the packages they generate again from source.
+export PYTHONDONTWRITEBYTECODE :=
 
 .PHONY: demo test lint docs docs-serve bench long lock-examples clean
 
