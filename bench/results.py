@@ -34,6 +34,7 @@ BENCHES = (
     "textformats.py",
     "hostile.py",
     "serve.py",
+    "suite.py",  # last: `make test` on a fresh clone of HEAD (about 8 minutes)
 )
 PACKAGES = ("mcpvend", "mcp", "pydantic", "datamodel-code-generator", "black", "jsonschema", "mcp-server-time")
 # Written by the long profile (make long), not run here: it takes most of an hour.

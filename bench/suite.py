@@ -52,12 +52,15 @@ def main() -> None:
         wall = time.perf_counter() - start
         after = loop()
     tail = [line for line in run.stdout.splitlines() if " passed" in line or " failed" in line][-1:]
+    failed = [line for line in run.stdout.splitlines() if line.startswith(("FAILED ", "ERROR "))]
     mean = (before + after) / 2
     print(f"make test on a fresh clone (CI=true), {os.cpu_count()} cores; python {sys.version.split()[0]}")
     print(f"   exit code                 {run.returncode:>8d}   {tail[0] if tail else run.stderr[-300:]}")
     print(f"   wall                      {wall:8.1f} s")
     print(f"   loop before / after       {before:8.3f} s / {after:.3f} s  (reference {REFERENCE_LOOP} s)")
     print(f"   normalised                {wall * REFERENCE_LOOP / mean:8.1f} s  (target <= 360 s)")
+    for line in failed:
+        print(f"   {line[:300]}")
 
 
 if __name__ == "__main__":
