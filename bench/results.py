@@ -33,6 +33,7 @@ BENCHES = (
     "code_mode.py",
     "textformats.py",
     "hostile.py",
+    "validation.py",
     "serve.py",
     "suite.py",  # last: `make test` on a fresh clone of HEAD (about 8 minutes)
 )

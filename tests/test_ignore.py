@@ -70,7 +70,8 @@ def test_an_unknown_rule_is_a_config_error_for_lint_and_diff(project: Path) -> N
             f"error: {project / 'mcpvend.toml'}: [lint] ignore: 'hidden-instructions@calc/add': no lint rule "
             "'hidden-instructions' (rules: hidden-instruction, invisible-unicode, mixed-script, tool-reference, "
             "credential-reference, exfiltration-url, hidden-comment, encoded-payload, env-credential, "
-            "context-exfiltration, tool-preference, abnormal-length, external-ref, invalid-mcp-header, task-required)\n"
+            "context-exfiltration, tool-preference, abnormal-length, external-ref, invalid-mcp-header, task-required, "
+            "slow-pattern)\n"
         )
 
 

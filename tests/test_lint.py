@@ -41,6 +41,7 @@ def test_rules_are_the_fixed_ids_in_a_stable_order_with_severities() -> None:
         "external-ref",
         "invalid-mcp-header",
         "task-required",
+        "slow-pattern",
     ]
     assert {rule: severity for rule, (severity, _) in RULES.items()} == {
         "hidden-instruction": "high",
@@ -58,6 +59,7 @@ def test_rules_are_the_fixed_ids_in_a_stable_order_with_severities() -> None:
         "external-ref": "high",
         "invalid-mcp-header": "medium",
         "task-required": "medium",
+        "slow-pattern": "medium",
     }
     assert all(summary and "\n" not in summary for _, summary in RULES.values())
 

@@ -9,19 +9,26 @@ carries the answer and the `requestState` naming the held call, resumes it.
 Only questions asked in the served call's own task reach its client: those of a 2026-07-28
 upstream (its rounds are driven there). A 2025-11-25 upstream asks on its connection's task,
 which serves every client at once, so its questions are declined.
+
+A question is masked as results are: a configured secret it quotes, in its message or its schema,
+reaches the client as `***` (a proxy's callers are not its operators).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextvars
-import secrets
+import json
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from secrets import token_urlsafe
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import mcp_types as types
+from pydantic import BaseModel
+
+from mcpvend.runtime.client.targets import redact
 
 if TYPE_CHECKING:
     from mcp.client.session import ClientRequestContext
@@ -30,6 +37,21 @@ if TYPE_CHECKING:
 MODERN = "2026-07-28"
 ANSWER_WITHIN = 600.0  # seconds a held call waits for its client's answer, then the question is declined
 HELD = 256  # held calls kept; the oldest is given up beyond
+Secrets = Callable[[], frozenset[str]]  # the values to mask, asked when a question comes (a server starts late)
+T = TypeVar("T")
+
+
+def masked(value: T, secrets: frozenset[str]) -> T:
+    """`value` (a pydantic model or JSON data) with every secret it quotes, keys included, made `***`.
+
+    Done on its JSON text, where `redact` also finds a secret's escaped and percent-encoded forms.
+    """
+    if not secrets:
+        return value
+    if isinstance(value, BaseModel):
+        text = redact(value.model_dump_json(by_alias=True, exclude_unset=True), secrets)
+        return cast("T", type(value).model_validate_json(text))
+    return cast("T", json.loads(redact(json.dumps(value), secrets)))
 
 
 @dataclass
@@ -37,6 +59,7 @@ class _Asking:
     """A served call, and the questions its upstream asked that its client has not answered yet."""
 
     ctx: ServerRequestContext[Any]
+    secrets: Secrets
     task: asyncio.Task[Any] | None = None  # the served call's own task: only its questions are its client's
     questions: asyncio.Queue[tuple[str, types.ElicitRequestParams, asyncio.Future[types.ElicitResult]]] = field(
         default_factory=asyncio.Queue
@@ -59,11 +82,12 @@ async def relay_elicitation(context: ClientRequestContext, params: types.ElicitR
         return types.ElicitResult(action="decline")
     if not asking.ctx.session.check_client_capability(_ELICITATION):
         return types.ElicitResult(action="decline")
+    question = masked(params, asking.secrets())
     if asking.ctx.protocol_version != MODERN:
         related = asking.ctx.request_id
-        return await asking.ctx.session.elicit(params.message, params.requested_schema, related_request_id=related)
+        return await asking.ctx.session.elicit(question.message, question.requested_schema, related_request_id=related)
     answer: asyncio.Future[types.ElicitResult] = asyncio.get_running_loop().create_future()
-    await asking.questions.put((str(context.request_id), params, answer))
+    await asking.questions.put((str(context.request_id), question, answer))
     try:
         return await asyncio.wait_for(answer, ANSWER_WITHIN)
     except TimeoutError:
@@ -79,7 +103,8 @@ class _Held:
 class Relay:
     """Runs served calls so that their questions reach their clients (see the module's docstring)."""
 
-    def __init__(self) -> None:
+    def __init__(self, secrets: Secrets) -> None:
+        self.secrets = secrets
         self.held: OrderedDict[str, _Held] = OrderedDict()
 
     async def call(
@@ -91,7 +116,7 @@ class Relay:
         """`run()`'s result, or, while the upstream waits for an answer, the question to send the client."""
         held = self.held.pop(params.request_state, None) if params.request_state else None
         if held is None:
-            asking = _Asking(ctx)
+            asking = _Asking(ctx, self.secrets)
             token = _ASKING.set(asking)
             try:
                 held = _Held(asking, asyncio.ensure_future(run()))  # the task keeps `asking` in its context
@@ -116,7 +141,7 @@ class Relay:
             return held.call.result(), None
         key, params, answer = question.result()
         held.asking.pending[key] = answer
-        state = secrets.token_urlsafe(24)
+        state = token_urlsafe(24)
         self.held[state] = held
         while len(self.held) > HELD:
             _, given_up = self.held.popitem(last=False)

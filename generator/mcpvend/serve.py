@@ -12,7 +12,6 @@ from __future__ import annotations
 import base64
 import contextlib
 import importlib.util
-import json
 import os
 import signal
 import socket
@@ -29,7 +28,7 @@ from mcpvend import __version__
 from mcpvend.codegen.generate import generate
 from mcpvend.config import Config, ServerConfig
 from mcpvend.errors import MCPVendError
-from mcpvend.relay import Relay, relay_elicitation
+from mcpvend.relay import Relay, masked, relay_elicitation
 from mcpvend.runtime.client.logs import REDACTING_FILTER
 from mcpvend.runtime.client.targets import redact
 
@@ -76,6 +75,8 @@ class ServeOptions:
     warm: bool = False  # start every upstream with serve, not on its first call
     session_idle: float = 300.0  # seconds an HTTP session may sit unused before it is closed
     max_sessions: int = 1000  # HTTP sessions kept open at once
+    allow_hosts: tuple[str, ...] = ()  # Host values served besides the bound address and loopback
+    allow_origins: tuple[str, ...] = ()  # Origin values likewise
 
 
 def serve(config: Config, options: ServeOptions, announce: Callable[[str], None]) -> None:
@@ -204,7 +205,7 @@ def build_server(toolset: ToolSet, *, mask: bool = True) -> Server[Any]:
             return super().create_initialization_options(changes, *args, **kwargs)
 
     conversations = _Conversations(toolset)
-    relay = Relay()
+    relay = Relay(lambda: served_secrets(toolset, mask=mask))
 
     async def list_tools(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
@@ -263,12 +264,16 @@ def instructions(toolset: ToolSet) -> str:
     )
 
 
+def served_secrets(toolset: ToolSet, *, mask: bool) -> frozenset[str]:
+    """The values masked in what serve sends: a proxy's callers are not its operators (off: a single user)."""
+    return toolset.pool.secret_values() if toolset.pool is not None and mask else frozenset()
+
+
 def to_call_result(toolset: ToolSet, result: ModelResult, *, mask: bool = True) -> types.CallToolResult:
     """The model's view of the call; images and audio go back as content, since an MCP client can show them."""
     import mcp_types as types
 
-    # A proxy's callers are not its operators: a result quoting a configured secret is masked (`mask`).
-    secrets = toolset.pool.secret_values() if toolset.pool is not None and mask else frozenset[str]()
+    secrets = served_secrets(toolset, mask=mask)
     content: list[types.ContentBlock] = [types.TextContent(type="text", text=redact(result.text, secrets))]
     for ref in result.media:
         data = toolset.media.get(ref.sha256) if ref.kind in ("image", "audio") else None
@@ -279,9 +284,9 @@ def to_call_result(toolset: ToolSet, result: ModelResult, *, mask: bool = True) 
         block = types.ImageContent if ref.kind == "image" else types.AudioContent
         content.append(block(type=ref.kind, data=encoded, mime_type=mime))  # type: ignore[arg-type]
     structured = result.structured if isinstance(result.structured, dict) and not result.is_error else None
-    if secrets and structured is not None:
-        structured = json.loads(redact(json.dumps(structured), secrets))
-    return types.CallToolResult(content=content, structured_content=structured, is_error=result.is_error)
+    return types.CallToolResult(
+        content=content, structured_content=masked(structured, secrets), is_error=result.is_error
+    )
 
 
 async def _warm(toolset: ToolSet, options: ServeOptions, announce: Callable[[str], None]) -> None:
@@ -296,38 +301,44 @@ async def _warm(toolset: ToolSet, options: ServeOptions, announce: Callable[[str
 
 
 async def _serve_stdio(toolset: ToolSet, options: ServeOptions, announce: Callable[[str], None]) -> None:
+    """Serve until the client closes stdin or a signal comes, then close the upstreams first (see serve_stop)."""
     from mcp.server.stdio import stdio_server
 
-    await _warm(toolset, options, announce)
-    server = build_server(toolset, mask=options.mask_results)
-    announce(f"serving {_summary(toolset)} on stdio")
-    try:
-        async with stdio_server() as (read, write):
-            await server.run(read, write, server.create_initialization_options())
-    finally:
-        await toolset.close()
+    from mcpvend.serve_stop import Stop, UntilHangUp, close_upstreams
+
+    stop = Stop()
+    async with stop.watching(), stdio_server() as (read, write):
+        try:
+            with stop.scope:
+                await _warm(toolset, options, announce)
+                server = build_server(toolset, mask=options.mask_results)
+                announce(f"serving {_summary(toolset)} on stdio")
+                messages = UntilHangUp(read, stop.scope.cancel)
+                await server.run(messages, write, server.create_initialization_options())
+        finally:
+            await close_upstreams(toolset)
+            stop.die_if_signalled()
 
 
 async def _serve_http(toolset: ToolSet, options: ServeOptions, announce: Callable[[str], None]) -> None:
     import uvicorn
 
-    host, port = options.host, options.port
+    from mcpvend.serve_http import EXPOSED, http_app, is_loopback, shown
+    from mcpvend.serve_stop import close_upstreams
+
+    host = options.host
     try:
-        listener = _listen(host, port)
+        listener = _listen(host, options.port)
         await _warm(toolset, options, announce)
-        app = build_server(toolset, mask=options.mask_results).streamable_http_app(
-            streamable_http_path=HTTP_PATH,
-            host=host,
-            session_idle_timeout=options.session_idle,
-            max_sessions=options.max_sessions,
-        )
-        web = _quiet_exit(uvicorn.Server)(uvicorn.Config(app, log_level="warning", lifespan="on"))
         bound = listener.getsockname()[1]  # `--port 0` asks the OS for any free port
-        shown = f"[{host}]" if ":" in host else host
-        announce(f"serving {_summary(toolset)} on http://{shown}:{bound}{HTTP_PATH}")
+        app = http_app(build_server(toolset, mask=options.mask_results), options, bound, HTTP_PATH)
+        web = _quiet_exit(uvicorn.Server)(uvicorn.Config(app, log_level="warning", lifespan="on"))
+        if not is_loopback(host):
+            announce(EXPOSED)
+        announce(f"serving {_summary(toolset)} on http://{shown(host)}:{bound}{HTTP_PATH}")
         await web.serve(sockets=[listener])
     finally:
-        await toolset.close()
+        await close_upstreams(toolset)
 
 
 def _quiet_exit(base: type[uvicorn.Server]) -> type[uvicorn.Server]:

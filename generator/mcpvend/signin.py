@@ -14,11 +14,16 @@ import webbrowser
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import parse_qs, urlsplit
 
 from mcpvend.config import Config, ServerConfig
 from mcpvend.errors import MCPVendError
+from mcpvend.runtime.client.oauth_policy import Refused
 from mcpvend.runtime.client.targets import HttpTarget, redact
+
+if TYPE_CHECKING:
+    from mcpvend.runtime.client.oauth_store import TokenStore
 
 _PAGE = b"<!doctype html><title>mcpvend</title><p>Signed in. You can close this tab and go back to the terminal.</p>"
 _CALLBACK = "/callback"
@@ -90,7 +95,8 @@ async def login(config: Config, name: str, *, browser: bool, say: Callable[[str]
 
     from mcpvend.runtime.client import failures
     from mcpvend.runtime.client.connection import open_client
-    from mcpvend.runtime.client.oauth import TokenStore, provider
+    from mcpvend.runtime.client.oauth import provider
+    from mcpvend.runtime.client.oauth_store import TokenStore
 
     server, target, secrets = _oauth_target(config, name)
     store = TokenStore(name, target.url)
@@ -137,23 +143,32 @@ async def login(config: Config, name: str, *, browser: bool, say: Callable[[str]
 
 def logout(config: Config, name: str) -> bool:
     """Forget the tokens and registration stored for `name`; whether there were any."""
-    from mcpvend.runtime.client.oauth import TokenStore
-
-    _, target, _ = _oauth_target(config, name)
-    return TokenStore(name, target.url).forget()
+    return _store(config, name).forget()
 
 
 def status(config: Config, name: str) -> Status:
-    from mcpvend.runtime.client.oauth import TokenStore
-
-    _, target, _ = _oauth_target(config, name)
-    store = TokenStore(name, target.url)
-    data: Mapping[str, object] = store.read()
+    store = _store(config, name)
+    try:
+        data: Mapping[str, object] = store.read()
+    except Refused as exc:
+        raise SignInError(f"server '{name}': {exc}") from None
     tokens = data.get("tokens")
     scope = tokens.get("scope") if isinstance(tokens, dict) else None
+    expires = data.get("expires_at")
     return Status(
-        name, isinstance(tokens, dict), scope if isinstance(scope, str) else None, store.expires_at(), store.path
+        name,
+        isinstance(tokens, dict),
+        scope if isinstance(scope, str) else None,
+        float(expires) if isinstance(expires, int | float) else None,
+        store.path,
     )
+
+
+def _store(config: Config, name: str) -> TokenStore:
+    from mcpvend.runtime.client.oauth_store import TokenStore
+
+    _, target, _ = _oauth_target(config, name)
+    return TokenStore(name, target.url)
 
 
 def oauth_servers(config: Config) -> list[str]:

@@ -1,14 +1,22 @@
 """An OAuth-protected MCP server on 127.0.0.1, built on the SDK's own authorization-server support.
 
-The server is both the resource server and the authorization server (one origin). All OAuth protocol
-handling is the SDK's (`mcp.server.auth`): MCPServer wires the RFC 8414 metadata, `/authorize`,
+By default the server is both the resource server and the authorization server (one origin). All OAuth
+protocol handling is the SDK's (`mcp.server.auth`): MCPServer wires the RFC 8414 metadata, `/authorize`,
 `/token`, `/register` (RFC 7591), `/revoke` (RFC 7009), the RFC 9728 protected-resource metadata,
 and bearer authentication in front of `/mcp`, with PKCE checked by the SDK's token handler. This
 module only supplies the in-memory provider that stores clients, codes and tokens. Consent is
 automatic: `/authorize` answers 302 straight to the client's redirect_uri with `code` and `state`.
+A loopback redirect URI matches on any port (RFC 8252 section 7.3), so a client registered
+beforehand (POST /register, then its client_id in a config) can sign in from any callback port.
 
     python oauth_demo.py --port N [--token-lifetime SECONDS] [--scopes "mcp:read mcp:write"]
                          [--required-scopes "mcp:read"] [--no-metadata [--legacy-endpoints]]
+                         [--auth-port A [--tls-cert CERT.pem --tls-key KEY.pem]]
+
+--auth-port splits the origins: the authorization server (metadata, /authorize, /token, /register,
+/revoke) is served on port A, over https with the given certificate, and the resource server on port
+N keeps `/mcp`, its protected-resource metadata naming the server on A, and the /test routes. Both
+run in this one process and share the provider, as a resource server shares an issuer's keys.
 
 Endpoints (P = --port):
   http://127.0.0.1:P/mcp                                      streamable HTTP, bearer token required
@@ -18,6 +26,8 @@ Endpoints (P = --port):
   POST /test/expire           expire every access token now (the server's view only: see below)
   POST /test/revoke-refresh   revoke every refresh token
   GET  /test/state            counts of clients and live tokens, as JSON
+  GET  /test/grants           every form POST either origin received: its origin, path, grant_type,
+                              and whether it carried a refresh token (which origin saw which grant)
 
 --no-metadata serves `/mcp` behind the same bearer check with no metadata routes and no
 authorization endpoints at all: a 401 carries `WWW-Authenticate: Bearer` without
@@ -37,10 +47,12 @@ scopes, subject and resource of the access token of the call).
 from __future__ import annotations
 
 import argparse
+import asyncio
 import secrets
 import time
 from dataclasses import dataclass, field
 from typing import Literal
+from urllib.parse import parse_qs
 
 import uvicorn
 from mcp.server.auth.middleware.auth_context import get_access_token
@@ -61,13 +73,66 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 from mcp.types import ToolAnnotations
-from pydantic import BaseModel, Field
+from pydantic import AnyUrl, BaseModel, Field
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 SUBJECT = "demo-user"
 CODE_LIFETIME = 300
+
+
+class LoopbackClient(OAuthClientInformationFull):
+    """A client whose loopback redirect URIs match on any port (RFC 8252 section 7.3): a native app
+    registered once cannot know the port its next sign-in listens on."""
+
+    def validate_redirect_uri(self, redirect_uri: AnyUrl | None) -> AnyUrl:
+        def loose(url: AnyUrl) -> tuple[str, str | None, str | None]:
+            return url.scheme, url.host, url.path
+
+        registered = self.redirect_uris or []
+        if (
+            redirect_uri is not None
+            and redirect_uri.host == "127.0.0.1"
+            and loose(redirect_uri) in map(loose, registered)
+        ):
+            return redirect_uri
+        return super().validate_redirect_uri(redirect_uri)
+
+
+@dataclass
+class GrantLog:
+    """Every form POST (the token and revocation requests) each origin received, in order."""
+
+    entries: list[dict[str, object]] = field(default_factory=list)
+
+    def wrap(self, app: ASGIApp, origin: str) -> ASGIApp:
+        async def recorded(scope: Scope, receive: Receive, send: Send) -> None:
+            headers = dict(scope.get("headers", []))
+            form = headers.get(b"content-type", b"").startswith(b"application/x-www-form-urlencoded")
+            if scope["type"] != "http" or scope["method"] != "POST" or not form:
+                await app(scope, receive, send)
+                return
+            messages: list[Message] = [await receive()]
+            while messages[-1].get("more_body"):
+                messages.append(await receive())
+            fields = parse_qs(b"".join(m.get("body", b"") for m in messages).decode("latin-1"))
+            self.entries.append(
+                {
+                    "origin": origin,
+                    "path": scope["path"],
+                    "grant_type": fields.get("grant_type", [None])[0],
+                    "refresh_token": "refresh_token" in fields,
+                }
+            )
+
+            async def replay() -> Message:
+                return messages.pop(0) if messages else await receive()
+
+            await app(scope, replay, send)
+
+        return recorded
 
 
 @dataclass
@@ -92,7 +157,7 @@ class InMemoryProvider(OAuthAuthorizationServerProvider[AuthorizationCode, Refre
         return self.clients.get(client_id)
 
     async def register_client(self, client_info: OAuthClientInformationFull) -> None:
-        self.clients[client_info.client_id] = client_info
+        self.clients[client_info.client_id] = LoopbackClient.model_validate(client_info.model_dump())
 
     async def authorize(self, client: OAuthClientInformationFull, params: AuthorizationParams) -> str:
         resource = self._resource_for(params.resource)
@@ -226,13 +291,31 @@ class Options:
     required_scopes: tuple[str, ...] = ("mcp:read",)
     metadata: bool = True
     legacy_endpoints: bool = False
+    auth_port: int | None = None  # the authorization server on its own origin
+    tls: tuple[str, str] | None = None  # its certificate and key files: https
+
+    @property
+    def issuer(self) -> str:
+        if self.auth_port is None:
+            return f"http://127.0.0.1:{self.port}"
+        return f"{'https' if self.tls else 'http'}://127.0.0.1:{self.auth_port}"
 
 
-def build_app(options: Options) -> tuple[Starlette, InMemoryProvider]:
-    """The server's ASGI app and its provider (tests may drive the provider directly)."""
+@dataclass(frozen=True)
+class Listener:
+    """One origin of the server: its app, where it listens, and its certificate if it speaks https."""
+
+    app: ASGIApp
+    port: int
+    tls: tuple[str, str] | None = None
+
+
+def build_app(options: Options) -> tuple[list[Listener], InMemoryProvider, GrantLog]:
+    """The server's origins (the authorization server's first), its provider and its log of token requests."""
     origin = f"http://127.0.0.1:{options.port}"
     resource = f"{origin}/mcp"
     provider = InMemoryProvider(resource=resource, token_lifetime=options.token_lifetime)
+    grants = GrantLog()
     registration = ClientRegistrationOptions(
         enabled=True, valid_scopes=list(options.scopes), default_scopes=list(options.scopes)
     )
@@ -240,12 +323,13 @@ def build_app(options: Options) -> tuple[Starlette, InMemoryProvider]:
     # Strings, not AnyHttpUrl(...): AuthSettings keeps a path-less issuer without a trailing slash only
     # when it parses the URL itself, and clients compare the issuer as a string (RFC 8414 section 3.3).
     settings: dict[str, object] = {
-        "issuer_url": origin,
+        "issuer_url": options.issuer,
         "required_scopes": list(options.required_scopes) or None,
         "client_registration_options": registration,
         "revocation_options": revocation,
     }
-    if options.metadata:
+    split = options.auth_port is not None
+    if options.metadata and not split:
         # The SDK serves every OAuth route from the provider and these settings.
         auth = AuthSettings.model_validate(
             {**settings, "resource_server_url": resource, "validate_token_resource": True}
@@ -254,8 +338,11 @@ def build_app(options: Options) -> tuple[Starlette, InMemoryProvider]:
             name="mcpvend-oauth-demo", version="1.0.0", auth_server_provider=provider, auth=auth, log_level="WARNING"
         )
     else:
-        # A token verifier and no resource_server_url: bearer auth on /mcp, no metadata, no AS routes.
-        auth = AuthSettings.model_validate({**settings, "resource_server_url": None})
+        # A token verifier: bearer auth on /mcp, no authorization server routes; with its own metadata
+        # naming the authorization server when that is on another origin, else none.
+        auth = AuthSettings.model_validate(
+            {**settings, "resource_server_url": resource if split else None, "validate_token_resource": split}
+        )
         server = MCPServer(
             name="mcpvend-oauth-demo",
             version="1.0.0",
@@ -291,20 +378,49 @@ def build_app(options: Options) -> tuple[Starlette, InMemoryProvider]:
             }
         )
 
+    async def granted(request: Request) -> Response:
+        return JSONResponse(grants.entries)
+
     server.custom_route("/test/expire", methods=["POST"])(expire)
     server.custom_route("/test/revoke-refresh", methods=["POST"])(revoke_refresh)
     server.custom_route("/test/state", methods=["GET"])(state)
+    server.custom_route("/test/grants", methods=["GET"])(granted)
 
     app = server.streamable_http_app(host="127.0.0.1")
-    if not options.metadata and options.legacy_endpoints:
-        routes = create_auth_routes(
-            provider,
-            issuer_url=auth.issuer_url,
-            client_registration_options=registration,
-            revocation_options=revocation,
-        )
+    routes = create_auth_routes(
+        provider, issuer_url=auth.issuer_url, client_registration_options=registration, revocation_options=revocation
+    )
+    listeners = [Listener(grants.wrap(app, origin), options.port)]
+    if split:
+        assert options.auth_port is not None
+        authorization = Starlette(routes=routes)
+        listeners.insert(0, Listener(grants.wrap(authorization, options.issuer), options.auth_port, options.tls))
+    elif not options.metadata and options.legacy_endpoints:
         app.router.routes.extend(r for r in routes if not r.path.startswith("/.well-known/"))
-    return app, provider
+    return listeners, provider, grants
+
+
+async def serve(listeners: list[Listener]) -> None:
+    """Each origin in turn, every one listening before the next starts (the resource server last)."""
+    servers = [
+        uvicorn.Server(
+            uvicorn.Config(
+                one.app,
+                host="127.0.0.1",
+                port=one.port,
+                log_level="warning",
+                ssl_certfile=one.tls[0] if one.tls else None,
+                ssl_keyfile=one.tls[1] if one.tls else None,
+            )
+        )
+        for one in listeners
+    ]
+    running = []
+    for server in servers:
+        running.append(asyncio.create_task(server.serve()))
+        while not server.started and not running[-1].done():
+            await asyncio.sleep(0.01)
+    await asyncio.gather(*running)
 
 
 def main() -> None:
@@ -317,9 +433,16 @@ def main() -> None:
     parser.add_argument(
         "--legacy-endpoints", action="store_true", help="with --no-metadata: serve /authorize, /token, ... anyway"
     )
+    parser.add_argument("--auth-port", type=int, help="serve the authorization server on this port (split origins)")
+    parser.add_argument("--tls-cert", help="with --auth-port: the authorization server's certificate (PEM): https")
+    parser.add_argument("--tls-key", help="with --tls-cert: its private key (PEM)")
     args = parser.parse_args()
     if args.legacy_endpoints and not args.no_metadata:
         parser.error("--legacy-endpoints goes with --no-metadata")
+    if args.auth_port is not None and args.no_metadata:
+        parser.error("--auth-port needs the metadata that names the authorization server")
+    if (args.tls_cert is None) != (args.tls_key is None) or (args.tls_cert and args.auth_port is None):
+        parser.error("--tls-cert and --tls-key go together, with --auth-port")
     options = Options(
         port=args.port,
         token_lifetime=args.token_lifetime,
@@ -327,9 +450,11 @@ def main() -> None:
         required_scopes=tuple(args.required_scopes.split()),
         metadata=not args.no_metadata,
         legacy_endpoints=args.legacy_endpoints,
+        auth_port=args.auth_port,
+        tls=(args.tls_cert, args.tls_key) if args.tls_cert else None,
     )
-    app, _ = build_app(options)
-    uvicorn.run(app, host="127.0.0.1", port=options.port, log_level="warning")
+    listeners, _, _ = build_app(options)
+    asyncio.run(serve(listeners))
 
 
 if __name__ == "__main__":

@@ -19,6 +19,8 @@ on a copy, without changing what a valid instance is (at most, a model accepts m
   over plain objects becomes a class named after the property (or the tool's own input class):
   the objects are merged into one.
 - formats whose Python type would alter the value or need another package are left as strings.
+- an `enum` of more than MAX_LITERAL values is typed by its values' types, not as a `Literal` of each,
+  and a `type` list holding schemas (draft-03) is dropped.
 """
 
 from __future__ import annotations
@@ -64,7 +66,8 @@ def for_codegen(schema: dict[str, Any]) -> dict[str, Any]:
     prepared.pop("$id", None)  # references are pointers into this copy (generate refuses others), never URLs
     _hoist_local_refs(prepared)
     for node in subschemas(prepared):
-        # The first three move keywords into this node, where the steps after them must see them.
+        _loosen_type(node)
+        # The next three move keywords into this node, where the steps after them must see them.
         _unwrap_lone_all_of(node)
         _merge_object_all_of(node, prepared)
         _split_nullable_object(node)
@@ -78,6 +81,22 @@ def for_codegen(schema: dict[str, Any]) -> dict[str, Any]:
         if "default" in node:
             node.pop("format", None)
     return prepared
+
+
+MAX_LITERAL = 1000  # the longest real enum (tests/data) has 169 values
+_JSON_TYPES = {bool: "boolean", int: "integer", float: "number", str: "string", type(None): "null", list: "array"}
+
+
+def _loosen_type(node: dict[str, Any]) -> None:
+    """A long `enum` is typed by its values' JSON types: black takes time quadratic in a `Literal`'s length
+    (50,000 values took two minutes) and a reader gains nothing from it; a call still checks the schema.
+    A `type` list with schemas in it (draft-03) is dropped: the generator has no type for it."""
+    kind, values = node.get("type"), node.get("enum")
+    if isinstance(kind, list) and not all(isinstance(k, str) for k in kind):
+        del node["type"]
+    if isinstance(values, list) and len(values) > MAX_LITERAL:
+        del node["enum"]
+        node.setdefault("type", sorted({_JSON_TYPES.get(type(v), "object") for v in values}))
 
 
 def _unwrap_lone_all_of(node: dict[str, Any]) -> None:
@@ -176,7 +195,7 @@ def _split_nullable_object(node: dict[str, Any]) -> None:
     """`"type": ["object", "null"]` loses its null in the generator (a map becomes a plain `dict`, found
     by tests/test_fuzz.py): the same said as `anyOf` of an object and null, which it keeps."""
     kind = node.get("type")
-    if not isinstance(kind, list) or sorted(kind) != ["null", "object"] or "anyOf" in node:
+    if kind not in (["null", "object"], ["object", "null"]) or "anyOf" in node:
         return
     del node["type"]
     shape = {key: node.pop(key) for key in [k for k in node if k in _OBJECT_KEYWORDS]}

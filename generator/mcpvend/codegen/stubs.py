@@ -86,7 +86,7 @@ def server_stubs(
     ]
     doc = f'"""Code-mode API of server {server}: its tools as async functions, for `run_code`."""'
     source = black_format("\n".join([header, doc, *imports, *blocks]) + "\n", pyi=True, line_length=LINE_LENGTH)
-    _check(server, source, tools, subpackage, methods)
+    _check(source, tools, subpackage, methods)
     return source
 
 
@@ -276,9 +276,7 @@ def _needs(function: ast.Module, definitions: Mapping[str, str]) -> list[str]:
     return [name for name in definitions if name in found]
 
 
-def _check(
-    server: str, source: str, tools: Sequence[Mapping[str, Any]], subpackage: str, methods: Mapping[str, str]
-) -> None:
+def _check(source: str, tools: Sequence[Mapping[str, Any]], subpackage: str, methods: Mapping[str, str]) -> None:
     """Every tool has its function, and its docstring is the reviewed description, character for character."""
     functions = {
         node.name: ast.get_docstring(node, clean=False)
@@ -289,7 +287,7 @@ def _check(
         name = function_name(subpackage, methods[tool["name"]])
         expected = tool.get("description")
         if name not in functions or functions[name] != (expected if isinstance(expected, str) else None):
-            raise MCPVendError(f"server '{server}': internal error: the stub of {name} lost characters")
+            raise MCPVendError(f"internal error: the stub of {name} lost characters")
 
 
 def code_api(servers: Mapping[str, Sequence[Mapping[str, Any]]]) -> CodeApi:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, cast
 
 import click
@@ -13,6 +14,21 @@ if TYPE_CHECKING:
     from mcpvend.runtime.core.budget import RequestedMode
     from mcpvend.serve import Transport
 
+_HOST = r"(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+)(?::(?:[0-9]{1,5}|\*))?"  # a Host value; `:*` is any port
+_SHAPES = {
+    "--allow-host": (_HOST, "HOST, HOST:PORT or HOST:*"),
+    "--allow-origin": (rf"https?://{_HOST}", "an origin: http(s)://HOST[:PORT]"),
+}
+
+
+def _checked(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) -> tuple[str, ...]:
+    """Each value in the shape the Host or Origin header has (the check is an exact match)."""
+    pattern, shape = _SHAPES[param.opts[0]]
+    for value in values:
+        if not re.fullmatch(pattern, value):
+            raise click.BadParameter(f"{value!r} is not {shape}", ctx, param)
+    return values
+
 
 @click.command(cls=Command)
 @click.argument("servers", nargs=-1)
@@ -22,6 +38,15 @@ if TYPE_CHECKING:
 @click.option("--context-window", type=click.IntRange(min=1), default=128_000, show_default=True, help="For auto.")
 @click.option("--transport", type=click.Choice(["stdio", "http"]), default="stdio", show_default=True)
 @click.option("--host", default="127.0.0.1", show_default=True, help="HTTP only; anything but loopback is exposed.")
+@click.option(
+    "--allow-host", "allow_hosts", multiple=True, metavar="HOST", callback=_checked,
+    help="HTTP only: also answer requests whose Host header is HOST (HOST:PORT, or HOST:* for any port), "
+    "e.g. the name a reverse proxy is reached by. The bound address and loopback are always answered.",
+)  # fmt: skip
+@click.option(
+    "--allow-origin", "allow_origins", multiple=True, metavar="ORIGIN", callback=_checked,
+    help="HTTP only: also answer browser requests from ORIGIN (e.g. https://app.example.com).",
+)  # fmt: skip
 @click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True, help="HTTP only; 0: any.")
 @click.option(
     "--ranker",
@@ -38,11 +63,12 @@ if TYPE_CHECKING:
 )  # fmt: skip
 @click.option(
     "--max-sessions", type=click.IntRange(min=1), default=1000, show_default=True, metavar="N",
-    help="HTTP only: at most N sessions at once.",
+    help="HTTP only: at most N sessions at once; one more closes the session idle longest.",
 )  # fmt: skip
 @click.option(
     "--unmasked-results", is_flag=True,
-    help="Pass configured secrets in tool results on as sent (a single-user setup); masked by default.",
+    help="Pass configured secrets in tool results and in questions on as sent (a single-user setup); masked "
+    "by default.",
 )  # fmt: skip
 @click.pass_obj
 def serve(
@@ -52,6 +78,8 @@ def serve(
     context_window: int,
     transport: str,
     host: str,
+    allow_hosts: tuple[str, ...],
+    allow_origins: tuple[str, ...],
     port: int,
     ranker: str,
     audit_dir: str | None,
@@ -77,6 +105,8 @@ def serve(
         warm=warm,
         session_idle=session_idle,
         max_sessions=max_sessions,
+        allow_hosts=allow_hosts,
+        allow_origins=allow_origins,
     )
     try:
         run_serve(load(options), chosen, announce=lambda line: click.echo(line, err=True))

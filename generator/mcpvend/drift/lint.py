@@ -20,6 +20,7 @@ from mcpvend.drift import character_checks as chars
 from mcpvend.drift import wording_checks as words
 from mcpvend.drift.character_checks import Span
 from mcpvend.drift.character_checks import visible as visible
+from mcpvend.drift.pattern_rules import slow_patterns
 from mcpvend.lock.lockfile import task_only
 from mcpvend.schema_walk import escape, leaving_references, walk
 
@@ -56,6 +57,7 @@ RULES: dict[str, tuple[Severity, str]] = {
         "an x-mcp-header annotation clients must drop the tool for over HTTP (MCP 2026-07-28)",
     ),
     "task-required": ("medium", "a tool that runs only as a task (taskSupport: required), which mcpvend cannot call"),
+    "slow-pattern": ("medium", "a schema pattern a backtracking regex engine takes exponential time on, as (a+)+"),
 }
 
 
@@ -125,7 +127,8 @@ def lint_tool(
 
 def protocol_findings(tool: Mapping[str, Any]) -> Iterator[LintFinding]:
     """What breaks a tool at run time whatever its text: an invalid x-mcp-header (locked over stdio, it
-    fails the day the server moves to HTTP) and a tool that runs only as a task."""
+    fails the day the server moves to HTTP), a tool that runs only as a task, and a pattern that can hold the
+    server's validator (or any backtracking one) for minutes on a short argument."""
     name = tool.get("name")
     name = name if isinstance(name, str) else ""
     if (why := _invalid_mcp_header(tool.get("inputSchema"))) is not None:
@@ -137,6 +140,9 @@ def protocol_findings(tool: Mapping[str, Any]) -> Iterator[LintFinding]:
         message = "the tool runs only as a task (the tasks extension), which mcpvend does not run: every call fails"
         rule = "task-required"
         yield LintFinding(rule, RULES[rule][0], name, "/execution/taskSupport", 0, 0, "required", message)
+    for pointer, pattern, why in slow_patterns(tool):
+        message = f"{why}: a backtracking engine, as the server's validator may be, takes time exponential in the text"
+        yield LintFinding("slow-pattern", RULES["slow-pattern"][0], name, pointer, 0, 0, _excerpt(pattern), message)
 
 
 def _invalid_mcp_header(schema: Any) -> str | None:
@@ -168,9 +174,9 @@ def external_refs(tool: Mapping[str, Any]) -> Iterator[LintFinding]:
     """A `$ref` out of the tool: `lock` refuses such a tool, so in a lockfile it was put there by hand."""
     name = tool.get("name")
     for key in ("inputSchema", "outputSchema"):
-        for pointer, why in leaving_references(tool.get(key)):
+        for pointer, why in leaving_references(tool.get(key), f"/{key}"):
             yield LintFinding(
-                "external-ref", RULES["external-ref"][0], name if isinstance(name, str) else "", f"/{key}{pointer}",
+                "external-ref", RULES["external-ref"][0], name if isinstance(name, str) else "", pointer,
                 0, 0, _excerpt(why), f"{why}: nothing outside the tool's schema may be read for it.",
             )  # fmt: skip
 

@@ -24,11 +24,16 @@ from mcpvend.runtime.client import files
 
 
 def read_side(spec: str, cwd: Path) -> dict[str, Any]:
-    """A lockfile document from a path, or from `REV:path` in git (verified either way)."""
+    """A lockfile document from a path, or from `REV:path` in git (verified either way).
+
+    A revision is never read as an option: `--output=FILE:x` would have `git show` write FILE.
+    """
     path = cwd / spec
     if path.is_file() or ":" not in spec:
         return lockfile.read(path).document
     revision, _, name = spec.partition(":")
+    if revision.startswith("-"):
+        raise LockfileError(f"{spec}: cannot read from git: a revision may not start with '-'")
     try:
         data = _git_show(spec, cwd, f"{revision}:{name}")
     except FileNotFoundError:
@@ -44,9 +49,10 @@ def read_side(spec: str, cwd: Path) -> dict[str, Any]:
 
 def _git_show(spec: str, cwd: Path, object_name: str) -> bytes:
     """`git show REV:path`, read up to the cap that files on disk have: a committed blob may be of any size."""
+    command = ["git", "show", "--end-of-options", object_name]  # whatever it holds, never an option
     with (
         tempfile.TemporaryFile() as errors,  # a file, not a pipe: git cannot block on it while stdout is read
-        subprocess.Popen(["git", "show", object_name], cwd=cwd, stdout=subprocess.PIPE, stderr=errors) as shown,
+        subprocess.Popen(command, cwd=cwd, stdout=subprocess.PIPE, stderr=errors) as shown,
     ):
         assert shown.stdout is not None  # stdout=PIPE
         data = shown.stdout.read(files.MAX_BYTES + 1)

@@ -17,6 +17,7 @@ from mcpvend.lock.digests import NumberOutOfRange
 from mcpvend.lock.digests import canonical as canonical
 from mcpvend.lock.digests import digest as digest
 from mcpvend.lock.digests import tool_digests as tool_digests
+from mcpvend.lock.schema_checks import nesting_problem
 from mcpvend.runtime.client import files
 
 if TYPE_CHECKING:
@@ -235,6 +236,8 @@ def parse(path: Path, text: str) -> Lockfile:
         tool = entry.get("tool") if isinstance(entry, dict) else None
         if not isinstance(tool, dict) or not isinstance(tool.get("name"), str):
             raise LockfileError(f'{path}: tools[{index}] is malformed (expected {{"tool": {{"name": ...}}, ...}})')
+        if (why := nesting_problem(tool)) is not None:  # its digests would raise RecursionError
+            raise LockfileError(f"{path}: tool {tool['name']!r}: {why}")
         try:
             digests = tool_digests(tool)
         except NumberOutOfRange as exc:

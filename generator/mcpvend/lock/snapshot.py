@@ -3,28 +3,27 @@
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
 import anyio
 import mcp_types as types
-from jsonschema import SchemaError
-from jsonschema.validators import validator_for
 from mcp_types.methods import validate_server_result
 from pydantic import ValidationError
 
-from mcpvend.config import ServerConfig, looks_like_credential
+from mcpvend.config import ServerConfig
 from mcpvend.errors import MCPVendError, ServerError, printable
 from mcpvend.lock.digests import NumberOutOfRange, tool_digests
+from mcpvend.lock.schema_checks import schema_problem
+from mcpvend.lock.served_secrets import refuse_served_secrets
 from mcpvend.runtime.client import failures
 from mcpvend.runtime.client.connection import open_client
 from mcpvend.runtime.client.failures import validation_reason
 from mcpvend.runtime.client.methods import ProtocolViolation, list_tools_raw
 from mcpvend.runtime.client.streams import WireTap
 from mcpvend.runtime.client.targets import NeedsSignIn, Target, redact
-from mcpvend.schema_walk import escape, leaving_references
 
 _STDERR_TAIL_LINES = 12
 _STDERR_TAIL_CHARS = 2000
@@ -51,6 +50,16 @@ class Snapshot:
     rejected: list[Rejected]
     private: bool = False  # the listing was served with cacheScope "private": it may differ per credential
 
+    def served(self) -> dict[str, Any]:
+        """What its lockfile would keep of what the server said, by where it said it."""
+        return {
+            "the server's instructions": self.instructions,
+            "the server's info": self.server_info,
+            "the server's capabilities": self.capabilities,
+            **{f"tool {tool['name']!a}": tool for tool in self.tools},
+            **{f"rejected tool {r.name!a}": [r.name, r.reason] for r in self.rejected},
+        }
+
 
 async def take_snapshot(server: ServerConfig, base_dir: Path, environ: Mapping[str, str]) -> Snapshot:
     """Start the server, list every tool, stop it; any failure is a ServerError naming it.
@@ -73,9 +82,7 @@ async def take_snapshot(server: ServerConfig, base_dir: Path, environ: Mapping[s
             else:
                 message = f"server '{server.name}': {failures.reason(leaf)}"
             raise ServerError(_with_tail(redact(message, secrets), errlog, secrets)) from None
-    _refuse_served_secrets(
-        snapshot, {value: name for value, name in named.items() if looks_like_credential(name, value)}
-    )
+    refuse_served_secrets(server.name, snapshot.served(), named)
     return snapshot
 
 
@@ -108,8 +115,7 @@ async def _capture(server: ServerConfig, target: Target, errlog: TextIO | None) 
             listed = hello, version, raw_tools, envelope
     if garbage or listed is None:  # the scope is cancelled by garbage alone
         bad = garbage[0] if garbage else ValueError("(nothing)")
-        shown = repr(bad.errors()[0].get("input", ""))[:200] if isinstance(bad, ValidationError) else str(bad)[:200]
-        raise ServerError(f"server '{server.name}': wrote something that is not JSON-RPC to stdout: {shown}")
+        raise ServerError(f"server '{server.name}': wrote something that is not JSON-RPC to stdout: {_garbage(bad)}")
     hello, version, raw_tools, envelope = listed
     tools, rejected = _judge_all(server, raw_tools, envelope, version)
     meta = hello.get("_meta")
@@ -127,42 +133,13 @@ async def _capture(server: ServerConfig, target: Target, errlog: TextIO | None) 
     )
 
 
-def _refuse_served_secrets(snapshot: Snapshot, named: Mapping[str, str]) -> None:
-    """A server that serves back a value configured for it (`Authenticated as sk-live-...`) would get it
-    written to its lockfile and to the generated code: refuse the lock, naming the variable and where."""
-    if not named:
-        return
-    served: dict[str, Any] = {
-        "the server's instructions": snapshot.instructions,
-        "the server's info": snapshot.server_info,
-        "the server's capabilities": snapshot.capabilities,
-        **{f"tool {tool['name']!a}": tool for tool in snapshot.tools},
-        **{f"rejected tool {r.name!a}": [r.name, r.reason] for r in snapshot.rejected},
-    }
-    everything = frozenset(named)
-    for where, value in served.items():
-        for pointer, text in _strings(value, ""):
-            if redact(text, everything) == text:
-                continue
-            name = next(n for secret, n in sorted(named.items()) if redact(text, frozenset({secret})) != text)
-            raise ServerError(
-                f"server '{snapshot.server.name}': it serves the value of {name} back ({where}, at {pointer or '/'});"
-                " not locked, so that the secret is not written (its lockfile is left as it was)"
-            )
-
-
-def _strings(value: Any, pointer: str) -> Iterator[tuple[str, str]]:
-    """Every string in a JSON value, keys included, with its JSON Pointer."""
-    if isinstance(value, str):
-        yield pointer, value
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            where = f"{pointer}/{escape(str(key))}"
-            yield where, str(key)
-            yield from _strings(item, where)
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            yield from _strings(item, f"{pointer}/{index}")
+def _garbage(bad: Exception) -> str:
+    """What was written, cut short, and why it is no JSON when the SDK says (nested past its 255 levels, say)."""
+    if not isinstance(bad, ValidationError):
+        return str(bad)[:200]
+    error = bad.errors()[0]
+    shown = repr(error.get("input", ""))[:200]
+    return f"{shown} ({error['msg']})" if error.get("type") == "json_invalid" else shown
 
 
 def _judge_all(
@@ -221,21 +198,12 @@ def judge_tool(tool: dict[str, Any], envelope: dict[str, Any], version: str) -> 
     """Why the SDK (or JSON Schema) would refuse this tool, or None if it is sound."""
     if (reason := _judge_result({**envelope, "tools": [tool]}, version)) is not None:
         return reason
+    if (reason := schema_problem(tool)) is not None:  # before the digests: it refuses what is nested too deeply
+        return reason
     try:
         tool_digests(tool)
     except NumberOutOfRange as exc:
         return f"it cannot be digested: {exc}"
-    for key in ("inputSchema", "outputSchema"):
-        schema = tool.get(key)
-        if isinstance(schema, dict):
-            try:
-                validator_for(schema).check_schema(schema)
-            except SchemaError as exc:
-                where = "/".join(str(p) for p in exc.absolute_path)
-                return f"{key} is not a valid JSON Schema: {exc.message}" + (f" (at /{where})" if where else "")
-            if leaving := leaving_references(schema):  # what no lockfile holds is never read: see schema_walk
-                pointer, why = leaving[0]
-                return f"{why} (at /{key}{pointer}); a tool's schema may only refer inside itself"
     return None
 
 
