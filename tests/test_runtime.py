@@ -79,7 +79,11 @@ class Recorder:
         self.calls: list[tuple[str, dict[str, Any] | None, float | None]] = []
 
     async def send_request(
-        self, request: types.CallToolRequest, result_type: type[Any], request_read_timeout_seconds: float | None = None
+        self,
+        request: types.CallToolRequest,
+        result_type: type[Any],
+        request_read_timeout_seconds: float | None = None,
+        progress_callback: Any = None,
     ) -> types.CallToolResult:
         wire = self.result.model_dump(mode="json", by_alias=True, exclude_none=True)
         assert isinstance(result_type.validate_python(wire), types.CallToolResult)  # what the call accepts
