@@ -18,6 +18,7 @@ from mcp_types.jsonrpc import (
 )
 from pydantic import ValidationError
 
+from .oauth_policy import Refused
 from .targets import NeedsSignIn, redact
 
 
@@ -45,6 +46,8 @@ def reason(exc: BaseException, *, open_link: bool = False) -> str:
     `open_link`: the connection is known to be open (`streams.Link`), so an error -32000 is the
     server's own answer, not the SDK's word for a lost connection.
     """
+    if isinstance(exc, Refused):  # already the one line
+        return str(exc)
     if isinstance(exc, FileNotFoundError):
         return f"cannot start the command: {exc.strerror}: {exc.filename or ''}".rstrip(": ")
     if isinstance(exc, PermissionError):

@@ -10,11 +10,12 @@ from __future__ import annotations
 import logging
 import threading
 
-from .targets import redact
+from .disguises import mask
 
 
 class RedactingFilter(logging.Filter):
-    """Takes every secret value registered so far out of log records (message, arguments, traceback).
+    """Takes every secret value registered so far out of log records (message, arguments, traceback), in the
+    disguised forms too (`disguises`: the base64 of a `Basic` header a server echoes holds its password).
 
     The SDK and httpx log the URL of every request (with its query and userinfo) and the headers
     of responses (a redirect's `Location`); `mcpvend -v` and an application logging at INFO would
@@ -39,13 +40,13 @@ class RedactingFilter(logging.Filter):
             message = record.getMessage()
         except Exception:  # noqa: BLE001 - a record whose arguments do not fit its format is still shown
             message = f"{record.msg} (arguments: {record.args!r})"
-        record.msg, record.args = redact(message, secrets), ()
+        record.msg, record.args = mask(message, secrets), ()
         if record.exc_info and not record.exc_text:
             record.exc_text = logging.Formatter().formatException(record.exc_info)
         if record.exc_text:
-            record.exc_text = redact(record.exc_text, secrets)
+            record.exc_text = mask(record.exc_text, secrets)
         if record.stack_info:
-            record.stack_info = redact(record.stack_info, secrets)
+            record.stack_info = mask(record.stack_info, secrets)
         return True
 
 

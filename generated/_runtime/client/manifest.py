@@ -46,6 +46,8 @@ class Manifest:
     capabilities: tuple[Capability, ...]
     tools: tuple[Mapping[str, Any], ...]  # {"tool": as reviewed, "method", "input", "output": generated names}
     protocol_version: str | None = None  # the era the server was locked in
+    # The server's capabilities as locked (its tasks extension, 2026-07-28); None: the manifest records none.
+    server_capabilities: Mapping[str, Any] | None = None
 
     @property
     def protocol(self) -> Protocol:
@@ -154,4 +156,5 @@ def load_manifest(package: str) -> Manifest:
         capabilities=tuple(data["clientCapabilities"]),
         tools=tuple(data["tools"]),
         protocol_version=data.get("protocolVersion"),
+        server_capabilities=data.get("serverCapabilities"),
     )

@@ -1,9 +1,9 @@
 # Vendored from mcpvend 0.1.0 by `mcpvend generate`: do not edit.
-"""The MCP methods mcpvend sends a connected server: `tools/call` (its input rounds driven here) and every
+"""The MCP methods mcpvend sends a connected server: `tools/call` (its input rounds, and tasks) and every
 page of `tools/list`, read as served.
 
-The call path has a module of its own, apart from how a client is connected: what a call may take
-(input rounds now, tasks next) grows here.
+Every tool call goes through `call_tool` (the typed wrappers, a toolset's calls in every mode, the framework
+adapters, `mcpvend serve`): a tool is run as a task here, or plainly, whoever calls it.
 """
 
 from __future__ import annotations
@@ -12,17 +12,19 @@ import contextlib
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-import anyio
 import mcp_types as types
-from mcp import Client, ClientSession, InputRequiredRoundsExceededError, MCPError
-from mcp.client.session import ClientRequestContext
+from mcp import Client, ClientSession, MCPError
 from pydantic import TypeAdapter, ValidationError
+
+from . import tasks
+from .rounds import MAX_INPUT_ROUNDS, drive
+from .task_wire import wire_of
 
 if TYPE_CHECKING:
     from .streams import WireTap
 
+__all__ = ["MAX_INPUT_ROUNDS", "MAX_PAGES", "ProtocolViolation", "call_tool", "list_tools_raw"]
 MAX_PAGES = 1000
-MAX_INPUT_ROUNDS = 10  # input_required rounds of one tool call (the SDK's default)
 _CALL_RESULT: TypeAdapter[types.CallToolResult | types.InputRequiredResult] = TypeAdapter(
     types.CallToolResult | types.InputRequiredResult
 )
@@ -35,17 +37,22 @@ class ProtocolViolation(Exception):
 async def call_tool(
     peer: Client | ClientSession, name: str, arguments: Mapping[str, Any], timeout: float | None
 ) -> types.CallToolResult:
-    """`tools/call`, sent through the session's public request API, its input rounds driven by the SDK.
+    """`tools/call`, sent through the session's public request API: plainly, or as a task (`tasks.choose`).
 
     The SDK's own `call_tool` first lists the server's tools again to check the result against
     the live output schema: an unreviewed schema, and one malformed tool in that listing would
     fail every call after the tool has run. Results are checked against the reviewed schemas
     instead (the typed output models, the ToolSet's validator). A 2026-07-28 tool that needs input
-    answers `input_required`: its requests go through the session's own dispatch to the client's
-    handlers (`InputHandlers`) and the call is sent again with the answers and the server's state, at
-    most `MAX_INPUT_ROUNDS` times (the SDK's driver does the same, from a module private to it).
+    answers `input_required`, answered by the client's handlers (`rounds.drive`). The progress the
+    server reports reaches the connection's progress handler (`task_wire.CallSettings`). A 2026-07-28
+    tool that the server runs only as a task, though its lockfile could not say so (that era's tools
+    carry no `taskSupport`), is refused once with -32021 naming the tasks extension, then run as a task.
     """
     session = peer.session if isinstance(peer, Client) else peer
+    wire = wire_of(session)
+    if wire is not None and tasks.choose(session, wire, name) == "task":
+        return await tasks.run(session, wire, name, arguments, timeout)
+    progress = wire.settings.progress if wire is not None else None
 
     async def send(
         responses: types.InputResponses | None, state: str | None
@@ -54,30 +61,19 @@ async def call_tool(
             name=name, arguments=dict(arguments), input_responses=responses, request_state=state
         )
         request = types.CallToolRequest(params=params)
-        return await session.send_request(request, _CALL_RESULT, request_read_timeout_seconds=timeout)
-
-    async def dispatch(key: str, request: types.InputRequest) -> types.InputResponse | types.ErrorData:
-        meta = request.params.meta if request.params else None
-        return await session.dispatch_input_request(
-            ClientRequestContext(session=session, request_id=key, meta=meta), request
+        return await session.send_request(
+            request, _CALL_RESULT, request_read_timeout_seconds=timeout, progress_callback=progress
         )
 
-    result = await send(None, None)
-    for _ in range(MAX_INPUT_ROUNDS):
-        if not isinstance(result, types.InputRequiredResult):
-            return result
-        requests = result.input_requests or {}
-        if not requests:  # the server is still working on it: ask again shortly, with its state
-            await anyio.sleep(0.05)
-        answers = {key: await dispatch(key, request) for key, request in requests.items()}
-        refused = [answer for answer in answers.values() if isinstance(answer, types.ErrorData)]
-        if refused:
-            raise MCPError(refused[0].code, refused[0].message, refused[0].data)
-        responses = {key: answer for key, answer in answers.items() if not isinstance(answer, types.ErrorData)}
-        result = await send(responses or None, result.request_state)
-    if isinstance(result, types.InputRequiredResult):
-        raise InputRequiredRoundsExceededError(MAX_INPUT_ROUNDS)
-    return result
+    try:
+        return await drive(session, send)
+    except MCPError as exc:
+        if not tasks.wants_extension(exc):
+            raise
+        if wire is None or not tasks.may_declare(session, wire):
+            raise tasks.unrunnable(name, exc, wire) from None
+    wire.required.add(name)  # the tool did not run: from now on it is sent as a task at once
+    return await tasks.run(session, wire, name, arguments, timeout)
 
 
 async def list_tools_raw(client: Client, tap: WireTap) -> tuple[list[Any], dict[str, Any]]:

@@ -2,111 +2,39 @@
 """Signing in to a server that follows MCP's authorization spec, with the SDK's own OAuth client.
 
 The SDK's `OAuthClientProvider` does the protocol (discovery, registration, PKCE, refresh); this
-module gives it a place to keep what it obtains: one file per server and resource under the user's
-config directory (`$XDG_CONFIG_HOME/mcpvend/tokens`, or the platform's equivalent), readable by the
-user alone, never in the repository. Without a person to sign in (`lock`, the generated package) a
-server that has no usable token is one `NeedsSignIn` naming the command that fixes it.
+module gives it the token store (`oauth_store`) and holds it to three rules the SDK leaves open: a
+refresh token goes only to the token endpoint of the authorization server that issued it (recorded at
+sign-in, since the SDK forgets it between processes); every request of the flow passes
+`oauth_policy.check_url`; a configured client secret is never written. Without a person to sign in
+(`lock`, the generated package) a server that has no usable token is one `NeedsSignIn` naming the
+command that fixes it.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
-import os
-import sys
-import time
-from collections.abc import Awaitable, Callable
-from pathlib import Path
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from typing import Any
+from urllib.parse import urljoin
 
+import httpx2
 from mcp.client.auth import OAuthClientProvider
+from mcp.client.auth.utils import issuers_match
 from mcp.shared.auth import (
     AuthorizationCodeResult,
     OAuthClientInformationFull,
     OAuthClientMetadata,
-    OAuthToken,
 )
 
-from .logs import guard_logs
-from .targets import NeedsSignIn, OAuth, meaningful
+from .oauth_policy import check_url
+from .oauth_store import Issuer, TokenStore
+from .targets import NeedsSignIn, OAuth
 
 # A loopback redirect the provider is built with when nobody can sign in: never visited.
 _NO_REDIRECT = "http://127.0.0.1/callback"
 
 
-def config_dir() -> Path:
-    """mcpvend's directory in the user's config location (the XDG rule, or the platform's own)."""
-    if base := os.environ.get("XDG_CONFIG_HOME"):
-        return Path(base) / "mcpvend"
-    if sys.platform == "win32" and (appdata := os.environ.get("APPDATA")):
-        return Path(appdata) / "mcpvend"
-    if sys.platform == "darwin":
-        return Path.home() / "Library" / "Application Support" / "mcpvend"
-    return Path.home() / ".config" / "mcpvend"
-
-
-class TokenStore:
-    """The SDK's `TokenStorage` for one server and resource: one JSON file, mode 0600, in a 0700 directory."""
-
-    def __init__(self, server: str, resource: str, directory: Path | None = None) -> None:
-        self.server = server
-        self.resource = resource
-        digest = hashlib.sha256(f"{server}\n{resource}".encode()).hexdigest()[:24]
-        self.path = (directory or config_dir() / "tokens") / f"{digest}.json"
-
-    def read(self) -> dict[str, Any]:
-        try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return {}
-        return data if isinstance(data, dict) and data.get("resource") == self.resource else {}
-
-    def write(self, **changes: Any) -> None:
-        data = {**self.read(), "server": self.server, "resource": self.resource, **changes}
-        self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        temporary = self.path.with_suffix(".tmp")
-        descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(descriptor, "w", encoding="utf-8") as file:
-            json.dump(data, file, indent=2, sort_keys=True)
-        os.replace(temporary, self.path)  # never a half-written token file
-
-    def forget(self) -> bool:
-        """Delete what is stored for this server; whether there was anything."""
-        try:
-            self.path.unlink()
-        except FileNotFoundError:
-            return False
-        return True
-
-    def expires_at(self) -> float | None:
-        value = self.read().get("expires_at")
-        return float(value) if isinstance(value, int | float) else None
-
-    async def get_tokens(self) -> OAuthToken | None:
-        tokens = self.read().get("tokens")
-        return _guarded(OAuthToken.model_validate(tokens)) if isinstance(tokens, dict) else None
-
-    async def set_tokens(self, tokens: OAuthToken) -> None:
-        _guarded(tokens)
-        expires = None if tokens.expires_in is None else time.time() + tokens.expires_in
-        self.write(tokens=tokens.model_dump(mode="json", exclude_none=True), expires_at=expires)
-
-    async def get_client_info(self) -> OAuthClientInformationFull | None:
-        info = self.read().get("client")
-        return OAuthClientInformationFull.model_validate(info) if isinstance(info, dict) else None
-
-    async def set_client_info(self, client_info: OAuthClientInformationFull) -> None:
-        self.write(client=client_info.model_dump(mode="json", exclude_none=True))
-
-
-def _guarded(tokens: OAuthToken) -> OAuthToken:
-    """Tokens are secrets like any configured value: kept out of every log record from now on."""
-    guard_logs(meaningful(t for t in (tokens.access_token, tokens.refresh_token) if t))
-    return tokens
-
-
 class StoredOAuth(OAuthClientProvider):
-    """The SDK's provider, told when a stored access token expires, so that it refreshes it before use."""
+    """The SDK's provider, resuming from the token store: the expiry and the issuer of the stored tokens."""
 
     def __init__(self, store: TokenStore, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -115,6 +43,49 @@ class StoredOAuth(OAuthClientProvider):
     async def _initialize(self) -> None:
         await super()._initialize()
         self.context.token_expiry_time = self.store.expires_at()
+        issuer = self.store.issuer = self.store.recorded_issuer()
+        if issuer is not None:  # what discovery found at sign-in, so that a refresh goes where it did
+            self.context.oauth_metadata = issuer.metadata
+            self.context.protected_resource_metadata = issuer.resource
+            self.context.auth_server_url = issuer.authorization_server
+
+    async def _auth_flow(self, request: httpx2.Request) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
+        """The SDK's flow, each request of its own (discovery, registration, token) checked before it is sent."""
+        flow = super()._auth_flow(request)
+        try:
+            outgoing = await flow.__anext__()
+            while True:
+                if outgoing is not request:
+                    await check_url(str(outgoing.url), self.context.server_url)
+                outgoing = await flow.asend((yield outgoing))
+        except StopAsyncIteration:
+            return
+        finally:
+            await flow.aclose()
+
+    async def _handle_token_response(self, response: httpx2.Response) -> None:
+        """A code exchanged: the tokens it yields are stored with the authorization server that issued them."""
+        context = self.context
+        metadata = context.oauth_metadata
+        origin = context.get_authorization_base_url(context.server_url)
+        issuer = str(metadata.issuer) if metadata is not None else context.auth_server_url or origin
+        # Without metadata (a legacy server), the SDK posts to the MCP server's own `/token`.
+        token_endpoint = str(metadata.token_endpoint) if metadata is not None else urljoin(origin, "/token")
+        self.store.issuer = Issuer(issuer, token_endpoint, metadata, context.protected_resource_metadata)
+        await super()._handle_token_response(response)
+
+    async def _refresh_token(self) -> httpx2.Request:
+        """The refresh request, if it goes to the recorded token endpoint of an issuer the client agrees with."""
+        refresh = await super()._refresh_token()
+        issuer = self.store.issuer
+        bound = self.context.client_info.issuer if self.context.client_info is not None else None
+        if (
+            issuer is None
+            or refresh.url != httpx2.URL(issuer.token_endpoint)
+            or (bound is not None and not issuers_match(bound, issuer.issuer))
+        ):
+            raise NeedsSignIn(self.store.server, "needs sign-in again (no confirmed record of who issued its tokens)")
+        return refresh
 
 
 def provider(
@@ -128,7 +99,6 @@ def provider(
     """An httpx auth for `url`: signs in through `on_url`/`on_callback` when given, else raises NeedsSignIn."""
 
     async def cannot_sign_in(authorization_url: str) -> None:
-        store = TokenStore(oauth.server, url)
         raise NeedsSignIn(oauth.server, "needs sign-in again" if store.read().get("tokens") else "needs sign-in")
 
     async def no_callback() -> AuthorizationCodeResult:
@@ -142,13 +112,12 @@ def provider(
         scope=" ".join(oauth.scopes) or None,
         token_endpoint_auth_method="client_secret_post" if oauth.client_secret else "none",
     )
-    store = TokenStore(oauth.server, url)
+    registered = None
     if oauth.client_id is not None:  # a client registered beforehand: no dynamic registration
         registered = OAuthClientInformationFull(
             client_id=oauth.client_id, client_secret=oauth.client_secret, **metadata.model_dump(exclude_none=True)
-        ).model_dump(mode="json", exclude_none=True)
-        if store.read().get("client") != registered:  # written once, not at every start
-            store.write(client=registered)
+        )
+    store = TokenStore(oauth.server, url, client=registered)
     return StoredOAuth(
         store,
         server_url=url,

@@ -8,10 +8,12 @@ from dataclasses import dataclass
 from typing import TextIO
 
 from mcp.client.session import ElicitationFnT, ListRootsFnT, SamplingFnT
+from mcp.shared.dispatcher import ProgressFnT
 
-from .connection import InputHandlers
 from .pinning import DEFAULT_PIN_TTL, Pinning
 from .pool import DEFAULT_TIMEOUT
+from .session import CallHandlers
+from .task_wire import CallSettings, TaskPreference
 
 
 @dataclass(frozen=True)
@@ -21,7 +23,11 @@ class ConnectionOptions:
     `headers` give values by server name (`${VAR}` in them expanded when that server starts); `cwd` is
     where stdio servers start; `errlog` takes their stderr. `elicitation`, `sampling` and `roots` answer
     a server's requests for input, with the SDK's callback signatures, in both protocol eras (None:
-    declined, refused, no roots), for the capabilities each lockfile records."""
+    declined, refused, no roots), for the capabilities each lockfile records. `tasks`: a tool whose reviewed
+    entry says `taskSupport: "required"` runs as an MCP task either way (so does one a 2026-07-28 server runs
+    only as one); "prefer" also runs as tasks those that may run as one (`"optional"`). A task's call waits
+    for its result within `timeout`, and its statuses reach `progress` (the SDK's progress callback
+    signature) as the progress a plain call's server reports does."""
 
     pinning: Pinning = "strict"
     timeout: float = DEFAULT_TIMEOUT
@@ -34,7 +40,9 @@ class ConnectionOptions:
     elicitation: ElicitationFnT | None = None
     sampling: SamplingFnT | None = None
     roots: ListRootsFnT | None = None
+    tasks: TaskPreference = "when-required"
+    progress: ProgressFnT | None = None
 
     @property
-    def handlers(self) -> InputHandlers:
-        return InputHandlers(self.elicitation, self.sampling, self.roots)
+    def handlers(self) -> CallHandlers:
+        return CallHandlers(self.elicitation, self.sampling, self.roots, CallSettings(self.tasks, self.progress))

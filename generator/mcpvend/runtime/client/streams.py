@@ -10,7 +10,7 @@ import copy
 import json
 from collections.abc import Callable
 from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Generic, Protocol, Self, TypeVar
 
 import anyio
 import httpx2
@@ -128,7 +128,32 @@ class Link:
 _ENDED = (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError, StopAsyncIteration)
 
 
-class _EndWatch:
+class _Closable(Protocol):
+    async def aclose(self) -> None: ...
+
+
+_S = TypeVar("_S", bound=_Closable)
+
+
+class _Wrapper(Generic[_S]):
+    """What each wrapper below shares: closing it closes the stream it wraps, and `async with`."""
+
+    _inner: _S
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc_val: BaseException | None, exc_tb: TracebackType | None
+    ) -> bool | None:
+        await self.aclose()
+        return None
+
+
+class _EndWatch(_Wrapper["ReadStream[SessionMessage | Exception]"]):
     """A read stream that tells `on_end` when it ends, before its reader (the SDK) sees that."""
 
     def __init__(self, inner: ReadStream[SessionMessage | Exception], on_end: Callable[[], None]) -> None:
@@ -142,9 +167,6 @@ class _EndWatch:
             self._on_end()
             raise
 
-    async def aclose(self) -> None:
-        await self._inner.aclose()
-
     def __aiter__(self) -> _EndWatch:
         return self
 
@@ -155,17 +177,8 @@ class _EndWatch:
             self._on_end()
             raise
 
-    async def __aenter__(self) -> _EndWatch:
-        return self
 
-    async def __aexit__(
-        self, exc_type: type[BaseException] | None, exc_val: BaseException | None, exc_tb: TracebackType | None
-    ) -> bool | None:
-        await self.aclose()
-        return None
-
-
-class _EndWatchWrite:
+class _EndWatchWrite(_Wrapper["WriteStream[SessionMessage]"]):
     """A write stream that tells `on_end` when it is found broken (the server is gone)."""
 
     def __init__(self, inner: WriteStream[SessionMessage], on_end: Callable[[], None]) -> None:
@@ -179,20 +192,8 @@ class _EndWatchWrite:
             self._on_end()
             raise
 
-    async def aclose(self) -> None:
-        await self._inner.aclose()
 
-    async def __aenter__(self) -> _EndWatchWrite:
-        return self
-
-    async def __aexit__(
-        self, exc_type: type[BaseException] | None, exc_val: BaseException | None, exc_tb: TracebackType | None
-    ) -> bool | None:
-        await self.aclose()
-        return None
-
-
-class _ReadThrough:
+class _ReadThrough(_Wrapper["ReadStream[SessionMessage | Exception]"]):
     """A read stream that passes every item through `see` (which may replace it)."""
 
     def __init__(
@@ -206,26 +207,14 @@ class _ReadThrough:
     async def receive(self) -> SessionMessage | Exception:
         return self._see(await self._inner.receive())
 
-    async def aclose(self) -> None:
-        await self._inner.aclose()
-
     def __aiter__(self) -> _ReadThrough:
         return self
 
     async def __anext__(self) -> SessionMessage | Exception:
         return self._see(await self._inner.__anext__())
 
-    async def __aenter__(self) -> _ReadThrough:
-        return self
 
-    async def __aexit__(
-        self, exc_type: type[BaseException] | None, exc_val: BaseException | None, exc_tb: TracebackType | None
-    ) -> bool | None:
-        await self.aclose()
-        return None
-
-
-class _TapWrite:
+class _TapWrite(_Wrapper["WriteStream[SessionMessage]"]):
     def __init__(self, inner: WriteStream[SessionMessage], tap: WireTap) -> None:
         self._inner = inner
         self._tap = tap
@@ -233,15 +222,3 @@ class _TapWrite:
     async def send(self, item: SessionMessage, /) -> None:
         self._tap._sent(item)
         await self._inner.send(item)
-
-    async def aclose(self) -> None:
-        await self._inner.aclose()
-
-    async def __aenter__(self) -> _TapWrite:
-        return self
-
-    async def __aexit__(
-        self, exc_type: type[BaseException] | None, exc_val: BaseException | None, exc_tb: TracebackType | None
-    ) -> bool | None:
-        await self.aclose()
-        return None
