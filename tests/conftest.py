@@ -38,6 +38,7 @@ os.environ["PATH"] = f"{Path(PY).parent}{os.pathsep}{os.environ.get('PATH', '')}
 # order, and a long file handed out last keeps one worker busy after the other is done (in bench/suite.py's
 # order of CPU seconds).
 LONG_FILES = (
+    "test_tasks.py",
     "test_user_env.py",
     "test_generate.py",
     "test_toolset.py",
