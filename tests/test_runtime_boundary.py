@@ -111,6 +111,11 @@ def test_adapters_are_imported_only_when_asked_for() -> None:
     assert seen >= len(FRAMEWORKS)
 
 
+# The standard library's regular-expression parser: the bounded-pattern check walks its tree, and Python
+# offers no public one. Named here so that no other private module slips in beside it.
+PRIVATE_STDLIB = {"patterns.py": {"re._parser", "re._constants"}}
+
+
 @pytest.mark.parametrize("path", MODULES, ids=IDS)
 def test_private_sdk_modules_and_names_appear_in_annotations_only(path: Path) -> None:
     for node, typing_only, _ in imports(ast.parse(path.read_text(encoding="utf-8"))):
@@ -118,6 +123,7 @@ def test_private_sdk_modules_and_names_appear_in_annotations_only(path: Path) ->
             continue
         modules = [node.module or ""] if isinstance(node, ast.ImportFrom) else [a.name for a in node.names]
         private = [m for m in modules if any(p.startswith("_") for p in m.split(".")) and m != "__future__"]
+        private = [m for m in private if m not in PRIVATE_STDLIB.get(path.name, set())]
         if isinstance(node, ast.ImportFrom):
             private += [a.name for a in node.names if a.name.startswith("_")]
         assert not private, f"{path.name}:{node.lineno} imports private {private}"

@@ -22,15 +22,14 @@ and it reads `[[:alpha:]]` as a POSIX class and `&&`, `--`, `~~` in a class as s
 from __future__ import annotations
 
 import functools
-import importlib
 import math
 import re
+import re._constants as _c  # type: ignore[import-not-found, unused-ignore]
+import re._parser as _parser  # type: ignore[import-not-found, unused-ignore]
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Annotated, Any
 
-# `re`'s own parser: the tree `re` compiles (private, unchanged since 3.11), walked to find loops.
-_parser: Any = importlib.import_module("re._parser")
-_c: Any = importlib.import_module("re._constants")
+# `re._parser` above: the tree `re` compiles (private, unchanged since 3.11), walked to find loops.
 
 _CHARS = frozenset({_c.LITERAL, _c.NOT_LITERAL, _c.ANY, _c.IN, _c.CATEGORY})
 _LOOPS = frozenset({_c.MAX_REPEAT, _c.MIN_REPEAT})  # a possessive repeat gives nothing back
