@@ -75,7 +75,12 @@ class ImportProbe:
         self._output = self.output.open("wb")
         read, write = os.pipe()
         self.proc = subprocess.Popen(
-            [PY, str(REPO / "tests" / "fuzz_probe.py"), str(write)],
+            [
+                PY,
+                "-B",
+                str(REPO / "tests" / "fuzz_probe.py"),
+                str(write),
+            ],  # -B: Python's bytecode cache is no write of the package's
             stdin=subprocess.PIPE,
             stdout=self._output,
             stderr=self._output,

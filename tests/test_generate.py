@@ -435,7 +435,8 @@ from generated.evil.tools import Tools
 docs = {{name: inspect.getattr_static(Tools, name).__doc__ for name in vars(Tools) if not name.startswith("_")}}
 print(json.dumps({{"seen": seen, "docs": docs}}))
 """
-    run = subprocess.run([PY, "-c", probe], capture_output=True, text=True, cwd=tmp_path)
+    # -B: Python caching the package's bytecode is a write of its own, not the package's.
+    run = subprocess.run([PY, "-B", "-c", probe], capture_output=True, text=True, cwd=tmp_path)
     assert run.returncode == 0, run.stderr
     result = json.loads(run.stdout)
     assert result["seen"] == []

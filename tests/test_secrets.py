@@ -30,7 +30,8 @@ import pytest
 from mcp import Client, StdioServerParameters, stdio_client
 
 from conftest import GOOD_TOOLS, PY, Run, free_port, mcpvend, replay, write_config, write_tools
-from mcpvend.runtime.client.targets import HttpTarget, StdioTarget, meaningful, redact
+from mcpvend.runtime.client.disguises import redact
+from mcpvend.runtime.client.targets import HttpTarget, StdioTarget, meaningful
 from test_faults import start_http_server, stop
 
 MARK = uuid.uuid4().hex  # in every sentinel; unreserved characters, so no encoding hides it

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 import mcp_types as types
 from pydantic import BaseModel
 
-from mcpvend.runtime.client.targets import redact
+from mcpvend.runtime.client.disguises import redact
 
 if TYPE_CHECKING:
     from mcp.client.session import ClientRequestContext

@@ -29,8 +29,8 @@ from mcpvend.codegen.generate import generate
 from mcpvend.config import Config, ServerConfig
 from mcpvend.errors import MCPVendError
 from mcpvend.relay import Relay, masked, relay_elicitation
+from mcpvend.runtime.client.disguises import redact
 from mcpvend.runtime.client.logs import REDACTING_FILTER
-from mcpvend.runtime.client.targets import redact
 
 if TYPE_CHECKING:
     import mcp_types as types

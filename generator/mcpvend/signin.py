@@ -19,8 +19,9 @@ from urllib.parse import parse_qs, urlsplit
 
 from mcpvend.config import Config, ServerConfig
 from mcpvend.errors import MCPVendError
+from mcpvend.runtime.client.disguises import redact
 from mcpvend.runtime.client.oauth_policy import Refused
-from mcpvend.runtime.client.targets import HttpTarget, redact
+from mcpvend.runtime.client.targets import HttpTarget
 
 if TYPE_CHECKING:
     from mcpvend.runtime.client.oauth_store import TokenStore

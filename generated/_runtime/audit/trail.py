@@ -30,7 +30,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..client.targets import redact
+from ..client.disguises import redact
 from ..core.specs import META_NAMES
 from . import telemetry
 

@@ -1,20 +1,18 @@
 # Vendored from mcpvend 0.1.0 by `mcpvend generate`: do not edit.
-"""The forms a secret takes when a server disguises it, so that `lock` refuses them and logs mask them.
+"""The one masking rule: every form a secret takes on its way back, so that logs, results, errors and the audit
+trail show `***` and `lock` refuses a server that serves one back.
 
-`targets.redact` finds a value as sent and as escaped on the way (percent-encoded, JSON-escaped). A server
-may also serve it back in another case, as hex, as base64 (a `Basic` header carries `user:password` so), or
-with invisible characters between its characters: all of these read back as the secret, and a plain search
-misses them. One pattern per set of secrets finds them all in the text as it is, so that the same rule can
-both refuse (`lock`) and replace (`logs`).
+A value comes back as sent, percent-encoded (a URL's userinfo, a query), JSON-escaped or in a repr; a
+server may also serve it back in another case, as hex, as base64 (a `Basic` header carries `user:password`
+so), or with invisible characters between its characters. A plain search misses all of those.
 """
 
 from __future__ import annotations
 
 import base64
 import functools
+import json
 import re
-
-from .targets import redact
 
 # A disguised form of a shorter secret (and its hex and base64) would match ordinary words and identifiers.
 _SHORTEST = 8
@@ -39,7 +37,7 @@ def disguised_forms(secret: str) -> list[str]:
 
 
 @functools.lru_cache(maxsize=64)
-def _pattern(secrets: frozenset[str]) -> re.Pattern[str] | None:
+def _disguised(secrets: frozenset[str]) -> re.Pattern[str] | None:
     forms = {form for secret in secrets if len(secret) >= _SHORTEST for form in disguised_forms(secret)}
     if not forms:
         return None
@@ -47,8 +45,43 @@ def _pattern(secrets: frozenset[str]) -> re.Pattern[str] | None:
     return re.compile("|".join(_INVISIBLE.join(map(re.escape, form)) for form in ordered), re.IGNORECASE)
 
 
-def mask(text: str, secrets: frozenset[str]) -> str:
-    """`text` with every secret replaced by `***`: as `redact` finds it, and in each disguised form."""
-    text = redact(text, secrets)
-    pattern = _pattern(secrets)
-    return text if pattern is None else pattern.sub("***", text)
+def redact(text: str, secrets: frozenset[str]) -> str:
+    r"""Replace every secret value in a message by `***`, in any form it takes on the way.
+
+    A value put into a URL comes back percent-encoded in log lines and error messages (httpx
+    encodes `=` in userinfo, spaces everywhere), and one printed inside JSON comes back escaped
+    (`\u00e9`, `\"`); a server may serve it back disguised: a plain search would miss those copies.
+    """
+    for pattern in (_escaped(secrets), _disguised(secrets)):
+        if pattern is not None:
+            text = pattern.sub("***", text)
+    return text
+
+
+_UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+
+
+def _forms(char: str) -> str:
+    """A regex for one character of a secret: itself, percent-encoded (either case), or escaped."""
+    if char in _UNRESERVED:
+        return re.escape(char)
+    forms = [re.escape(char), "(?i:" + re.escape("".join(f"%{b:02X}" for b in char.encode())) + ")"]
+    escaped = json.dumps(char)[1:-1]  # \" \\ \u00e9 \n ...
+    if escaped != char:
+        forms.append("(?i:" + re.escape(escaped) + ")")
+    if not char.isascii():
+        forms.append("(?i:" + re.escape("".join(f"\\x{b:02x}" for b in char.encode())) + ")")  # a bytes repr
+    if char == "'":
+        forms.append(re.escape("\\'"))  # inside a Python repr
+    if char == " ":
+        forms.append(re.escape("+"))  # a query string's space
+    return "(?:" + "|".join(forms) + ")"
+
+
+@functools.lru_cache(maxsize=64)
+def _escaped(secrets: frozenset[str]) -> re.Pattern[str] | None:
+    """Each secret as sent and as escaped on the way (percent-encoded, JSON-escaped, in a repr)."""
+    if not secrets:
+        return None
+    ordered = sorted(secrets, key=lambda s: (-len(s), s))  # longest first: an overlap cannot leak a piece
+    return re.compile("|".join("".join(_forms(c) for c in secret) for secret in ordered))

@@ -18,8 +18,9 @@ from mcp_types.jsonrpc import (
 )
 from pydantic import ValidationError
 
+from .disguises import redact
 from .oauth_policy import Refused
-from .targets import NeedsSignIn, redact
+from .targets import NeedsSignIn
 
 
 def leaves(exc: BaseException) -> list[BaseException]:

@@ -32,12 +32,13 @@ from mcp import Client, MCPError
 
 from . import failures
 from .connection import InputHandlers
+from .disguises import redact
 from .manifest import ConnectError, Manifest
 from .methods import call_tool
 from .pinning import DEFAULT_PIN_TTL, DriftError, Pinning, Pins
 from .session import pinned_client
 from .streams import Link, WireTap
-from .targets import NeedsSignIn, Target, redact
+from .targets import NeedsSignIn, Target
 
 DEFAULT_TIMEOUT = 60.0
 FREE_RESTARTS = 2  # failures in a row restarted at once: a crash, and a read-only call's retry dying too

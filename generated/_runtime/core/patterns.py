@@ -24,12 +24,15 @@ from __future__ import annotations
 import functools
 import math
 import re
-import re._constants as _c  # type: ignore[import-not-found, unused-ignore]
-import re._parser as _parser  # type: ignore[import-not-found, unused-ignore]
+import re._constants as _re_constants  # type: ignore[import-not-found, unused-ignore]
+import re._parser as _re_parser  # type: ignore[import-not-found, unused-ignore]
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Annotated, Any
 
 # `re._parser` above: the tree `re` compiles (private, unchanged since 3.11), walked to find loops.
+# Typeshed has no stubs for either module, so both are read as `Any`.
+_c: Any = _re_constants
+_parser: Any = _re_parser
 
 _CHARS = frozenset({_c.LITERAL, _c.NOT_LITERAL, _c.ANY, _c.IN, _c.CATEGORY})
 _LOOPS = frozenset({_c.MAX_REPEAT, _c.MIN_REPEAT})  # a possessive repeat gives nothing back

@@ -7,7 +7,7 @@ from typing import Any
 
 from mcpvend.credentials import looks_like_credential
 from mcpvend.errors import ServerError
-from mcpvend.runtime.client.disguises import mask
+from mcpvend.runtime.client.disguises import redact
 from mcpvend.schema_walk import escape
 
 
@@ -24,9 +24,9 @@ def refuse_served_secrets(server: str, served: Mapping[str, Any], named: Mapping
     everything = frozenset(secrets)
     for where, value in served.items():
         for pointer, text in _strings(value):
-            if mask(text, everything) == text:
+            if redact(text, everything) == text:
                 continue
-            name = next(n for secret, n in sorted(secrets.items()) if mask(text, frozenset({secret})) != text)
+            name = next(n for secret, n in sorted(secrets.items()) if redact(text, frozenset({secret})) != text)
             raise ServerError(
                 f"server '{server}': it serves the value of {name} back ({where}, at {pointer or '/'});"
                 " not locked, so that the secret is not written (its lockfile is left as it was)"

@@ -20,10 +20,11 @@ from mcpvend.lock.schema_checks import schema_problem
 from mcpvend.lock.served_secrets import refuse_served_secrets
 from mcpvend.runtime.client import failures
 from mcpvend.runtime.client.connection import open_client
+from mcpvend.runtime.client.disguises import redact
 from mcpvend.runtime.client.failures import validation_reason
 from mcpvend.runtime.client.methods import ProtocolViolation, list_tools_raw
 from mcpvend.runtime.client.streams import WireTap
-from mcpvend.runtime.client.targets import NeedsSignIn, Target, redact
+from mcpvend.runtime.client.targets import NeedsSignIn, Target
 
 _STDERR_TAIL_LINES = 12
 _STDERR_TAIL_CHARS = 2000

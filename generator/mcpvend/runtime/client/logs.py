@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 import threading
 
-from .disguises import mask
+from .disguises import redact
 
 
 class RedactingFilter(logging.Filter):
@@ -39,13 +39,13 @@ class RedactingFilter(logging.Filter):
             message = record.getMessage()
         except Exception:  # noqa: BLE001 - a record whose arguments do not fit its format is still shown
             message = f"{record.msg} (arguments: {record.args!r})"
-        record.msg, record.args = mask(message, secrets), ()
+        record.msg, record.args = redact(message, secrets), ()
         if record.exc_info and not record.exc_text:
             record.exc_text = logging.Formatter().formatException(record.exc_info)
         if record.exc_text:
-            record.exc_text = mask(record.exc_text, secrets)
+            record.exc_text = redact(record.exc_text, secrets)
         if record.stack_info:
-            record.stack_info = mask(record.stack_info, secrets)
+            record.stack_info = redact(record.stack_info, secrets)
         return True
 
 

@@ -6,13 +6,13 @@ Kept free of `mcp` and `logging` imports (the log filter is `logs.py`) so that r
 
 from __future__ import annotations
 
-import functools
-import json
 import re
 import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Literal
+
+from .disguises import redact
 
 Capability = Literal["elicitation", "roots", "sampling"]
 CAPABILITIES: tuple[Capability, ...] = ("elicitation", "roots", "sampling")
@@ -125,42 +125,3 @@ def meaningful(values: Iterable[str]) -> frozenset[str]:
     )
 
     return frozenset(v for v in (*given, *map(unquote, given)) if len(v) >= _SHORTEST_SECRET)
-
-
-def redact(text: str, secrets: frozenset[str]) -> str:
-    r"""Replace every secret value in a message by `***`, in any form it takes on the way.
-
-    A value put into a URL comes back percent-encoded in log lines and error messages (httpx
-    encodes `=` in userinfo, spaces everywhere), and one printed inside JSON comes back escaped
-    (`\u00e9`, `\"`): a plain search for the value would miss those copies.
-    """
-    pattern = _pattern(secrets)
-    return text if pattern is None else pattern.sub("***", text)
-
-
-_UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
-
-
-def _forms(char: str) -> str:
-    """A regex for one character of a secret: itself, percent-encoded (either case), or escaped."""
-    if char in _UNRESERVED:
-        return re.escape(char)
-    forms = [re.escape(char), "(?i:" + re.escape("".join(f"%{b:02X}" for b in char.encode())) + ")"]
-    escaped = json.dumps(char)[1:-1]  # \" \\ \u00e9 \n ...
-    if escaped != char:
-        forms.append("(?i:" + re.escape(escaped) + ")")
-    if not char.isascii():
-        forms.append("(?i:" + re.escape("".join(f"\\x{b:02x}" for b in char.encode())) + ")")  # a bytes repr
-    if char == "'":
-        forms.append(re.escape("\\'"))  # inside a Python repr
-    if char == " ":
-        forms.append(re.escape("+"))  # a query string's space
-    return "(?:" + "|".join(forms) + ")"
-
-
-@functools.lru_cache(maxsize=64)
-def _pattern(secrets: frozenset[str]) -> re.Pattern[str] | None:
-    if not secrets:
-        return None
-    ordered = sorted(secrets, key=lambda s: (-len(s), s))  # longest first: an overlap cannot leak a piece
-    return re.compile("|".join("".join(_forms(c) for c in secret) for secret in ordered))

@@ -20,8 +20,9 @@ from mcp.client.streamable_http import streamable_http_client
 if TYPE_CHECKING:  # the SDK's stream protocols, for annotations only: the module is private to it
     from mcp.client._transport import TransportStreams
 
+from .disguises import redact
 from .streams import HttpStatuses, Link, WireTap
-from .targets import StdioTarget, Target, redact
+from .targets import StdioTarget, Target
 
 HTTP_TIMEOUT = httpx2.Timeout(30.0, read=300.0)  # the SDK's own default, for both HTTP transports
 
