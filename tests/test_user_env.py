@@ -13,6 +13,7 @@ import re
 import shutil
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,14 +28,16 @@ USER_PACKAGES = ("mcp", "pydantic", "mypy", "pyright")
 pytestmark = pytest.mark.timeout(1800)
 
 
-def pip(venv: Path, *args: str) -> list[str]:
-    """This checkout's pip, run with the user venv's interpreter (`--python`): the venv itself holds no pip."""
-    return [sys.executable, "-m", "pip", "--python", str(venv / "bin" / "python"), *args]
+def pip(venv: Path, command: str, *args: str) -> list[str]:
+    """This checkout's uv, as `uv pip COMMAND --python VENV`: the venv itself holds no pip, and uv installs
+    from the cache `make test`'s own install just filled (about 1 s where pip took 5)."""
+    uv = Path(sys.executable).parent / "uv"
+    return [str(uv), "pip", command, "--python", str(venv / "bin" / "python"), *args]
 
 
 @pytest.fixture(scope="module")
 def user_env(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The venv, its versions pinned as the repository's are (pip's own bootstrap left out: about 10 s of CPU)."""
+    """The venv, its versions pinned as the repository's are (no pip in it: about 10 s of CPU less)."""
     root = tmp_path_factory.mktemp("user")
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(root / "venv")], check=True)
     install = pip(root / "venv", "install", "-q", "-c", str(REPO / "constraints.txt"), *USER_PACKAGES)
@@ -103,9 +106,13 @@ def type_check(venv: Path, root: Path, *targets: str) -> Checked:
     env = {**os.environ, "PATH": f"{venv / 'bin'}{os.pathsep}{os.environ['PATH']}"}
     cache = root / ".mypy-cache"
     mypy = [str(venv / "bin" / "mypy"), "--strict", "--cache-dir", str(cache), *targets]
-    mypy_run = subprocess.run(mypy, cwd=root, env=env, capture_output=True, text=True, timeout=900)
     pyright = [str(venv / "bin" / "pyright"), "--outputjson", "--pythonpath", str(venv / "bin" / "python"), *targets]
-    pyright_run = subprocess.run(pyright, cwd=root, env=env, capture_output=True, text=True, timeout=900)
+    with ThreadPoolExecutor(2) as pool:  # side by side: each checker is one process on one core
+        runs = [
+            pool.submit(subprocess.run, command, cwd=root, env=env, capture_output=True, text=True, timeout=900)
+            for command in (mypy, pyright)
+        ]
+        mypy_run, pyright_run = (run.result() for run in runs)
     return Checked(root, targets, mypy_run, pyright_run)
 
 
