@@ -70,9 +70,16 @@ def test_an_unknown_rule_is_a_config_error_for_lint_and_diff(project: Path) -> N
             f"error: {project / 'mcpvend.toml'}: [lint] ignore: 'hidden-instructions@calc/add': no lint rule "
             "'hidden-instructions' (rules: hidden-instruction, invisible-unicode, mixed-script, tool-reference, "
             "credential-reference, exfiltration-url, hidden-comment, encoded-payload, env-credential, "
-            "context-exfiltration, tool-preference, abnormal-length, external-ref, invalid-mcp-header, task-required, "
-            "slow-pattern)\n"
+            "context-exfiltration, tool-preference, abnormal-length, external-ref, invalid-mcp-header, slow-pattern)\n"
         )
+
+
+def test_a_retired_rule_in_the_ignore_list_still_loads(project: Path) -> None:
+    """task-required left lint when mcpvend began running tasks: a config that accepted it keeps working."""
+    with_lint_table(project, 'ignore = ["task-required@calc/*"]')
+    run = mcpvend("lint", cwd=project)
+    assert run.code == mcpvend("lint", "--config", str(project / "mcpvend.toml"), cwd=project).code, run.err
+    assert run.code != 2 and run.err == "", run.err
 
 
 def finding(rule: str | None, tool: str, pointer: str = "/description") -> Finding:

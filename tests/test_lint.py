@@ -40,7 +40,6 @@ def test_rules_are_the_fixed_ids_in_a_stable_order_with_severities() -> None:
         "abnormal-length",
         "external-ref",
         "invalid-mcp-header",
-        "task-required",
         "slow-pattern",
     ]
     assert {rule: severity for rule, (severity, _) in RULES.items()} == {
@@ -58,7 +57,6 @@ def test_rules_are_the_fixed_ids_in_a_stable_order_with_severities() -> None:
         "abnormal-length": "low",
         "external-ref": "high",
         "invalid-mcp-header": "medium",
-        "task-required": "medium",
         "slow-pattern": "medium",
     }
     assert all(summary and "\n" not in summary for _, summary in RULES.values())

@@ -346,16 +346,15 @@ def test_shadowing_never_flags_the_tools_own_name() -> None:
     assert lint_text(text, tool="send_email", pointer="/description") == []
 
 
-def test_protocol_rules_flag_an_invalid_x_mcp_header_and_a_task_only_tool() -> None:
+def test_protocol_rules_flag_an_invalid_x_mcp_header_and_not_a_task_only_tool() -> None:
     bad = {"type": "object", "properties": {"r": {"type": "object", "x-mcp-header": "Region"}}}
     good = {"type": "object", "properties": {"r": {"type": "string", "x-mcp-header": "Region"}}}
     (header,) = lint_tool({"name": "t", "inputSchema": bad})
     assert (header.rule, header.severity, header.pointer) == ("invalid-mcp-header", "medium", "/inputSchema")
     assert "only permitted on integer/string/boolean properties" in header.message
     assert lint_tool({"name": "t", "inputSchema": good}) == []
-    (task,) = lint_tool({"name": "t", "inputSchema": good, "execution": {"taskSupport": "required"}})
-    assert (task.rule, task.pointer) == ("task-required", "/execution/taskSupport")
-    assert lint_tool({"name": "t", "inputSchema": good, "execution": {"taskSupport": "optional"}}) == []
+    for support in ("required", "optional"):  # mcpvend runs both as tasks: nothing for a reviewer to weigh
+        assert lint_tool({"name": "t", "inputSchema": good, "execution": {"taskSupport": support}}) == []
     # Off the properties chain, under a list or deep in a subschema: still found (and the SDK asked).
     for schema in (
         {"type": "object", "properties": {"r": {"type": "array", "items": {"type": "string", "x-mcp-header": "R"}}}},

@@ -42,6 +42,17 @@ def test_a_null_structured_result_passes_where_the_schema_allows_null_and_absenc
             ' "sampling"] to its config, then lock again',
         ),
         (
+            MCPError(
+                -32021, "Missing", {"requiredCapabilities": {"extensions": {"io.modelcontextprotocol/tasks": {}}}}
+            ),
+            "requires the client extension io.modelcontextprotocol/tasks (error -32021): mcpvend declares"
+            " io.modelcontextprotocol/tasks alone, to a server whose lockfile records it offering that extension",
+        ),
+        (
+            MCPError(-32021, "Missing", {"requiredCapabilities": {"extensions": {"com.example/ui": {}}}}),
+            "requires the client extension com.example/ui (error -32021)",
+        ),
+        (
             MCPError(-32022, "Unsupported", {"supported": ["2025-11-25"], "requested": "2026-07-28"}),
             "does not speak protocol 2026-07-28 (error -32022; it speaks: 2025-11-25): set protocol",
         ),
@@ -88,7 +99,8 @@ async def test_header_routed_calls_work_with_pinning_off(tmp_path: Path) -> None
                     assert (await tools.forecast(region="north")).result == "sunny in north"
 
 
-def test_a_task_only_tool_is_flagged_at_lock_lint_and_show(tmp_path: Path) -> None:
+def test_a_task_only_tool_is_locked_quietly_passes_lint_and_shows_as_a_task(tmp_path: Path) -> None:
+    """mcpvend runs such a tool as a task: compatibility information for `show`, no warning, no finding."""
     tools = [{"name": "report", "inputSchema": {"type": "object"}, "execution": {"taskSupport": "required"}}]
     listing = tmp_path / "tools.json"
     listing.write_text(json.dumps(tools))
@@ -96,11 +108,11 @@ def test_a_task_only_tool_is_flagged_at_lock_lint_and_show(tmp_path: Path) -> No
         write_config(tmp_path, {"h": {"url": f"http://127.0.0.1:{port}/mcp"}})
         locked = mcpvend("lock", cwd=tmp_path)
     assert locked.code == 0, locked.err
-    assert "server 'h': tool 'report' runs only as a task (taskSupport: required)" in locked.err
+    assert "warning" not in locked.err and "task" not in locked.err, locked.err
     linted = mcpvend("lint", cwd=tmp_path)
-    assert "task-required" in linted.out
+    assert linted.code == 0 and linted.out.endswith("h.lock.json -> lint: no findings\n"), linted.out
     shown = mcpvend("show", "--format", "json", cwd=tmp_path)
-    assert "task only: not callable" in shown.out
+    assert "runs as a task" in shown.out
 
 
 def test_a_private_listing_records_the_credentials_it_was_taken_with(tmp_path: Path) -> None:

@@ -19,6 +19,7 @@ from typing import Any
 import anyio
 import mcp_types as types
 import pytest
+from mcp import Client, StdioServerParameters
 
 from conftest import PY, SERVERS, locked_package, node_server, write_config
 
@@ -189,3 +190,26 @@ async def test_a_server_gone_mid_task_is_one_clear_error(package: ModuleType, wo
             result = await ts.call("tasks__slow", {"label": "gone"})
     assert result.is_error
     assert result.text.startswith("server 'tasks' stopped during the call and was restarted; the call was not repeated")
+
+
+# --- serve -------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("era", ["legacy", "2026-07-28"])
+async def test_serve_runs_task_only_tools_for_a_client_that_calls_them_plainly(package: ModuleType, era: str) -> None:
+    """serve's client knows nothing of tasks: serve runs each upstream task and answers the plain call."""
+    root = Path(str(package.__file__)).parents[1]
+    command = ["-m", "mcpvend", "--output", package.__name__, "serve", "--mode", "direct"]
+    served = StdioServerParameters(command=PY, args=command, cwd=str(root), env=dict(os.environ))
+    with anyio.fail_after(HANG):
+        async with Client(served, mode=era) as client:
+            listed = {tool.name for tool in (await client.list_tools()).tools}
+            research = await client.call_tool("everything__simulate-research-query", {"topic": "ducks"})
+            added = await client.call_tool("tasks__add_up", {"numbers": [1, 2]})
+    assert {"everything__simulate-research-query", "tasks__add_up"} <= listed
+    assert not research.is_error and "# Research Report: ducks" in text_of(research)
+    assert not added.is_error and added.structured_content == {"total": 3, "count": 2}
+
+
+def text_of(result: Any) -> str:
+    return "\n".join(block.text for block in result.content if block.type == "text")

@@ -34,6 +34,10 @@ SCHEMA_VALUES = (
     "then",
     "else",
 )
+# Draft-03 keywords that may hold subschemas beside plain values: `type` and `disallow` (a list of type
+# names and schemas), `extends` (a schema or a list). No generator reads them, but a validator may follow
+# a `$ref` there, so the walk visits the schemas they hold.
+DRAFT3_SCHEMA_HOLDERS = ("type", "disallow", "extends")
 
 
 def escape(token: str) -> str:
@@ -71,6 +75,11 @@ def children(schema: dict[str, Any], pointer: str) -> Iterator[tuple[str, Any]]:
                 yield f"{pointer}/{escape(key)}/{index}", item
         else:
             yield f"{pointer}/{escape(key)}", child
+    for key in DRAFT3_SCHEMA_HOLDERS:
+        held = schema.get(key)
+        for index, item in enumerate(held if isinstance(held, list) else [held]):
+            if isinstance(item, dict):
+                yield f"{pointer}/{escape(key)}" + (f"/{index}" if isinstance(held, list) else ""), item
 
 
 def too_deep(value: Any, limit: int = MAX_DEPTH) -> str | None:

@@ -37,7 +37,7 @@ def hints_in_words(tool: Mapping[str, Any]) -> str:
         if value is True or (value is None and default):
             words.append(word if value is True else f"({word})")
     if task_only(tool):
-        words.append("task only: not callable")
+        words.append("runs as a task")
     return ", ".join(words) or "-"
 
 

@@ -220,6 +220,7 @@ def _server_files(
         "server": name,
         "lockfile": relative,
         "protocolVersion": lock.document["protocolVersion"],
+        "serverCapabilities": lock.document["server"]["capabilities"],
         "source": lock.document["source"],
         "clientCapabilities": lock.document.get("clientCapabilities", []),
         "tools": [

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mcpvend.drift.compare import Finding
-from mcpvend.drift.lint import RULES
+from mcpvend.drift.lint import RETIRED, RULES
 from mcpvend.errors import ConfigError
 
 
@@ -55,7 +55,7 @@ def ignore_for(config_path: Path | None, entries: Sequence[str], globs: Sequence
     for entry in entries:
         rule, _, target = entry.partition("@")
         server, _, tool = target.partition("/")
-        if rule not in RULES:
+        if rule not in RULES and rule not in RETIRED:
             raise ConfigError(
                 f"{config_path}: [lint] ignore: {entry!r}: no lint rule {rule!r} (rules: {', '.join(RULES)})"
             )

@@ -21,7 +21,6 @@ from mcpvend.drift import wording_checks as words
 from mcpvend.drift.character_checks import Span
 from mcpvend.drift.character_checks import visible as visible
 from mcpvend.drift.pattern_rules import slow_patterns
-from mcpvend.lock.lockfile import task_only
 from mcpvend.schema_walk import escape, leaving_references, walk
 
 Severity = Literal["low", "medium", "high"]
@@ -56,9 +55,12 @@ RULES: dict[str, tuple[Severity, str]] = {
         "medium",
         "an x-mcp-header annotation clients must drop the tool for over HTTP (MCP 2026-07-28)",
     ),
-    "task-required": ("medium", "a tool that runs only as a task (taskSupport: required), which mcpvend cannot call"),
     "slow-pattern": ("medium", "a schema pattern a backtracking regex engine takes exponential time on, as (a+)+"),
 }
+
+# Rules lint no longer has, still accepted in `[lint] ignore` (where they match nothing): a config written
+# for an earlier mcpvend keeps working.
+RETIRED = frozenset({"task-required"})  # mcpvend runs a task-only tool as a task
 
 
 @dataclass(frozen=True)
@@ -127,7 +129,7 @@ def lint_tool(
 
 def protocol_findings(tool: Mapping[str, Any]) -> Iterator[LintFinding]:
     """What breaks a tool at run time whatever its text: an invalid x-mcp-header (locked over stdio, it
-    fails the day the server moves to HTTP), a tool that runs only as a task, and a pattern that can hold the
+    fails the day the server moves to HTTP) and a pattern that can hold the
     server's validator (or any backtracking one) for minutes on a short argument."""
     name = tool.get("name")
     name = name if isinstance(name, str) else ""
@@ -136,10 +138,6 @@ def protocol_findings(tool: Mapping[str, Any]) -> Iterator[LintFinding]:
         yield LintFinding(
             "invalid-mcp-header", RULES["invalid-mcp-header"][0], name, "/inputSchema", 0, 0, _excerpt(why), message
         )
-    if task_only(tool):
-        message = "the tool runs only as a task (the tasks extension), which mcpvend does not run: every call fails"
-        rule = "task-required"
-        yield LintFinding(rule, RULES[rule][0], name, "/execution/taskSupport", 0, 0, "required", message)
     for pointer, pattern, why in slow_patterns(tool):
         message = f"{why}: a backtracking engine, as the server's validator may be, takes time exponential in the text"
         yield LintFinding("slow-pattern", RULES["slow-pattern"][0], name, pointer, 0, 0, _excerpt(pattern), message)

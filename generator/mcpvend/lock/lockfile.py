@@ -78,7 +78,7 @@ def dumps(document: Mapping[str, Any]) -> str:
 
 
 def task_only(tool: Mapping[str, Any]) -> bool:
-    """A tool that runs only as a task (the tasks extension), which mcpvend does not run."""
+    """A tool that runs only as a task (`execution.taskSupport: "required"`): mcpvend calls it as one."""
     execution = tool.get("execution")
     return isinstance(execution, Mapping) and execution.get("taskSupport") == "required"
 

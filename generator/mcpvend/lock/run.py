@@ -14,8 +14,7 @@ from mcpvend.config import Config, ServerConfig
 from mcpvend.errors import MCPVendError
 from mcpvend.lock import lockfile
 from mcpvend.lock.digests import NumberOutOfRange, canonical
-from mcpvend.lock.lockfile import task_only
-from mcpvend.lock.snapshot import Rejected, Snapshot, take_snapshot
+from mcpvend.lock.snapshot import Rejected, take_snapshot
 from mcpvend.runtime.client import files
 from mcpvend.runtime.client.files import sweep_temporaries, write_atomic
 
@@ -122,16 +121,6 @@ def _per_credential(listed: Mapping[str, Any]) -> str:
     return f"the server lists its tools per credential (cacheScope: private); this listing was taken with: {names}"
 
 
-def _task_only(snapshot: Snapshot) -> list[str]:
-    """Tools that run only as tasks: locked (they are what the server serves), but no call of them can succeed."""
-    return [
-        f"server '{snapshot.server.name}': tool '{tool['name']}' runs only as a task (taskSupport: required),"
-        " which mcpvend does not run: every call will fail; exclude it or ask for a tool that runs directly"
-        for tool in snapshot.tools
-        if task_only(tool)
-    ]
-
-
 async def _lock_one(
     config: Config, server: ServerConfig, check: bool, environ: Mapping[str, str], explain: Explain
 ) -> Outcome:
@@ -152,7 +141,7 @@ async def _lock_one(
         path,
         tools=len(snapshot.tools),
         rejected=tuple(snapshot.rejected),
-        notes=(*server.unwritten_notes(), *_deprecated(server, snapshot.protocol_version), *_task_only(snapshot)),
+        notes=(*server.unwritten_notes(), *_deprecated(server, snapshot.protocol_version)),
     )
     if check:  # what the server serves, whatever the format of the file that records it
         if old is not None and lockfile.same_content(old, document):

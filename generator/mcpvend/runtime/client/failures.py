@@ -20,6 +20,7 @@ from pydantic import ValidationError
 from .disguises import redact
 from .oauth_policy import Refused
 from .targets import NeedsSignIn
+from .task_wire import TASKS_EXTENSION
 
 
 def leaves(exc: BaseException) -> list[BaseException]:
@@ -81,7 +82,15 @@ def _actionable(exc: MCPError) -> str | None:
     data = exc.data if isinstance(exc.data, dict) else {}
     if exc.code == MISSING_REQUIRED_CLIENT_CAPABILITY:
         wanted = data.get("requiredCapabilities")
-        names = sorted(wanted) if isinstance(wanted, dict) else []
+        wanted = wanted if isinstance(wanted, dict) else {}
+        extensions = wanted.get("extensions")
+        if isinstance(extensions, dict) and extensions:
+            return (
+                f"the server requires the client extension {', '.join(sorted(map(str, extensions)))} (error"
+                f" {exc.code}): mcpvend declares {TASKS_EXTENSION} alone, to a server whose lockfile records it"
+                " offering that extension; lock the server again to review what it offers now"
+            )
+        names = sorted(name for name in wanted if name != "extensions")
         if names:
             listed = ", ".join(f'"{n}"' for n in names)
             return (
