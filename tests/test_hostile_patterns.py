@@ -13,6 +13,7 @@ the test fails once the loop is free again, or pytest's timeout stops it first.
 
 from __future__ import annotations
 
+import importlib
 import json
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
@@ -119,6 +120,32 @@ async def test_the_package_refuses_a_hostile_argument_while_another_call_complet
     assert refused.is_error and f"invalid arguments for {name}: {where}" in refused.text, refused.text[:300]
     assert why in refused.text and "Traceback" not in refused.text
     assert not other.is_error and echoed(other.text) == {"q": "meanwhile"}
+
+
+async def test_the_typed_wrapper_refuses_what_no_engine_can_check_while_another_call_completes(
+    package: ModuleType,
+) -> None:
+    """pydantic searches a pattern the Rust engine lacks with `re`: the model leaves GUARDED out (a 30-`a`
+    argument held the loop for minutes), and the wrapper checks that tool's arguments against the schema."""
+    server = importlib.import_module(f"{package.__name__}.patterns")
+    models = (project_of(package) / package.__name__ / "patterns" / "models.py").read_text(encoding="utf-8")
+    assert "(?=a)" not in models and "(?=.*" in models  # a lookahead that cannot backtrack stays in the model
+    async with server.connect() as tools:
+
+        async def call(tool: str, arguments: dict[str, Any]) -> Any:
+            method = getattr(tools, tool.removeprefix("patterns__"))
+            try:
+                return await method(**arguments)
+            except ValueError as exc:
+                return exc
+
+        refused, other = await race(call, "patterns__guarded", {"code": "a" * 30 + "!"})
+        accepted = await tools.code(code="abc1")
+    assert isinstance(refused, ValueError) and "tool 'guarded': invalid arguments at $.code: the pattern" in str(
+        refused
+    ), refused
+    assert SLOW in str(refused)
+    assert echoed(other.text) == {"q": "meanwhile"} and echoed(accepted.text) == {"code": "abc1"}
 
 
 async def test_serve_answers_a_hostile_call_and_another_clients_call_at_once(package: ModuleType) -> None:

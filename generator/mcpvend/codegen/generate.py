@@ -26,6 +26,7 @@ from mcpvend.lock.lockfile import Lockfile, as_served
 from mcpvend.lock.schema_checks import hazard
 from mcpvend.runtime import MCP_REQUIREMENT, PUBLIC
 from mcpvend.runtime.client.files import read_text
+from mcpvend.runtime.core.patterns import holds_unbounded
 
 if TYPE_CHECKING:
     from mcpvend.codegen.models import Models
@@ -224,7 +225,13 @@ def _server_files(
         "source": lock.document["source"],
         "clientCapabilities": lock.document.get("clientCapabilities", []),
         "tools": [
-            {"method": plan.method, "input": plan.input_class, "output": plan.output_class, "tool": tool}
+            {
+                "method": plan.method,
+                "input": plan.input_class,
+                "output": plan.output_class,
+                "tool": tool,
+                **({"checked": True} if holds_unbounded(tool["inputSchema"]) else {}),
+            }
             for plan, tool in zip(plans, tools, strict=True)
         ],
     }

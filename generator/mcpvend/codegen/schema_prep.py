@@ -29,6 +29,7 @@ import copy
 import re
 from typing import Any
 
+from mcpvend.runtime.core.patterns import bounded
 from mcpvend.runtime.core.pointers import pointer_get
 from mcpvend.schema_walk import subschemas
 
@@ -75,6 +76,8 @@ def for_codegen(schema: dict[str, Any]) -> dict[str, Any]:
         _loosen_pattern_map(node, top=node is prepared)
         if node.get("format") in _LOSSY_FORMATS:
             del node["format"]
+        if isinstance(pattern := node.get("pattern"), str) and not bounded(pattern):
+            del node["pattern"]  # pydantic would search it with `re` for minutes: the wrapper checks it, bounded
         _open_object(node)
         if "default" in node and node["default"] is None and not _admits_null(node):
             del node["default"]
