@@ -28,9 +28,10 @@ from mcpvend import __version__
 from mcpvend.codegen.generate import generate
 from mcpvend.config import Config, ServerConfig
 from mcpvend.errors import MCPVendError
-from mcpvend.relay import Relay, masked, relay_elicitation
+from mcpvend.relay import Relay, masked, relay_elicitation, relay_roots, relay_sampling
 from mcpvend.runtime.client.disguises import redact
 from mcpvend.runtime.client.logs import REDACTING_FILTER
+from mcpvend.serve_eras import era_result, era_tools
 
 if TYPE_CHECKING:
     import mcp_types as types
@@ -114,13 +115,16 @@ def load_toolset(config: Config, options: ServeOptions) -> ToolSet:
             mode=options.mode,
             budget=package.Budget(context_window=options.context_window),
             connection=package.ConnectionOptions(
-                env=env, headers=headers, cwd=str(config.base_dir), errlog=sys.stderr, elicitation=relay_elicitation
+                env=env,
+                headers=headers,
+                cwd=str(config.base_dir),
+                errlog=sys.stderr,
+                elicitation=relay_elicitation,
+                sampling=relay_sampling,
+                roots=relay_roots,
             ),
             search=package.SearchOptions(ranker=None if options.ranker == "auto" else options.ranker),
-            # [routing] bundles are categories; no route is decided here (no MCP request says its step)
-            routing=None
-            if routing is None
-            else package.RoutingOptions(routing.bundles, descriptions=routing.descriptions),
+            routing=routing,
             audit=None if options.audit_dir is None else package.AuditOptions(options.audit_dir),
         )
     except Exception as exc:  # noqa: BLE001 - the vendored runtime's ConnectError is a class of its own
@@ -211,7 +215,9 @@ def build_server(toolset: ToolSet, *, mask: bool = True) -> Server[Any]:
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
         specs = conversations.of(ctx).tool_specs("mcp")
-        return types.ListToolsResult(tools=[types.Tool.model_validate(spec) for spec in specs])
+        return types.ListToolsResult(
+            tools=era_tools([types.Tool.model_validate(spec) for spec in specs], ctx.protocol_version)
+        )
 
     async def call_tool(
         ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
@@ -223,7 +229,7 @@ def build_server(toolset: ToolSet, *, mask: bool = True) -> Server[Any]:
             return question
         if conversation.materialized != listed:
             await ctx.session.send_tool_list_changed()
-        return to_call_result(conversation, result, mask=mask)
+        return era_result(to_call_result(conversation, result, mask=mask), ctx.protocol_version)
 
     return ListChanging(
         "mcpvend",
@@ -283,7 +289,7 @@ def to_call_result(toolset: ToolSet, result: ModelResult, *, mask: bool = True) 
         mime = ref.mime_type or "application/octet-stream"
         block = types.ImageContent if ref.kind == "image" else types.AudioContent
         content.append(block(type=ref.kind, data=encoded, mime_type=mime))  # type: ignore[arg-type]
-    structured = result.structured if isinstance(result.structured, dict) and not result.is_error else None
+    structured = None if result.is_error else result.structured  # any JSON value (2026-07-28): see serve_eras
     return types.CallToolResult(
         content=content, structured_content=masked(structured, secrets), is_error=result.is_error
     )
