@@ -1,40 +1,56 @@
 """LangChain: `create_agent` with the toolset's middleware, driven by LangChain's own fake chat model
 (scripted per step) against the real servers, async and blocking; `for_langchain()` tools on their
-own; destructive tools wait for LangChain's human-in-the-loop approval."""
+own; destructive tools wait for LangChain's human-in-the-loop approval; LangChain's own provider tool
+search and tool retry middleware compose with it."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import generated
 import pytest
 from langchain.agents import create_agent
-from langchain.agents.middleware import HumanInTheLoopMiddleware
+from langchain.agents.middleware import HumanInTheLoopMiddleware, ProviderToolSearchMiddleware, ToolRetryMiddleware
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
+from langchain_core.tools import BaseTool
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
 from pydantic import Field
 
 META = {"search_tools", "list_categories", "browse_category", "get_tool_schema", "call_tool"}
+SEARCH = "tool_search_tool_bm25"  # the provider's own search (Anthropic's), as LangChain adds it
 Step = Callable[[list[BaseMessage], dict[str, Any]], AIMessage]
 
 
 class Scripted(GenericFakeChatModel):
-    """LangChain's fake chat model, answering each call with the next step and recording the tools bound."""
+    """LangChain's fake chat model, answering each call with the next step and recording the tools bound
+    as a provider gets them: a deferred tool with `defer_loading`, a provider's own tool as it is."""
 
     messages: Iterator[AIMessage] = iter(())
     steps: list[Step]
     bound: dict[str, Any] = Field(default_factory=dict)
+    provider: str = "fake"  # what LangChain's provider tool search reads as the model's provider
 
     def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> Scripted:
-        schemas = [convert_to_openai_tool(t)["function"] for t in tools]
-        self.bound = {s["name"]: s for s in schemas}
+        self.bound = {}
+        for t in tools:
+            if isinstance(t, dict) and t.get("type") != "function":
+                self.bound[t["name"]] = t
+                continue
+            schema = convert_to_openai_tool(t)["function"]
+            deferred = isinstance(t, BaseTool) and (t.extras or {}).get("defer_loading") is True
+            self.bound[schema["name"]] = {**schema, "defer_loading": True} if deferred else schema
         return self
+
+    def _get_ls_params(self, stop: list[str] | None = None, **kwargs: Any) -> Any:
+        return {**super()._get_ls_params(stop=stop, **kwargs), "ls_provider": self.provider}
 
     def _generate(
         self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kwargs: Any
@@ -196,3 +212,104 @@ async def test_a_real_name_runs_unsearched_and_a_wrong_one_gets_mcpvends_answer_
         agent = create_agent(model, middleware=ts.for_langchain_agent())
         state = await agent.ainvoke({"messages": [("user", "100 C in F, and the time in UTC?")]})
     assert state["messages"][-1].content == "done" and not model.steps
+
+
+def deferred(bound: dict[str, Any]) -> set[str]:
+    return {name for name, spec in bound.items() if spec.get("defer_loading")}
+
+
+@pytest.mark.parametrize("search_first", [True, False])
+def test_provider_search_defers_the_tools_it_names_placed_before_or_after(search_first: bool) -> None:
+    convert = "time__convert_time"
+
+    def loaded(messages: list[BaseMessage], bound: dict[str, Any]) -> AIMessage:
+        assert bound[SEARCH]["type"].startswith("tool_search_tool_bm25") and deferred(bound) == {convert}
+        # The provider's search loaded it (server side): the model calls it by name.
+        return call(convert, {"source_timezone": "UTC", "time": "12:00", "target_timezone": "Asia/Tokyo"}, "c1")
+
+    def finish(messages: list[BaseMessage], bound: dict[str, Any]) -> AIMessage:
+        result = last_result(messages)
+        assert result.status == "success" and result.artifact["target"]["timezone"] == "Asia/Tokyo"
+        return AIMessage(content="done")
+
+    model = Scripted(steps=[loaded, finish], provider="anthropic")
+    with generated.toolset(["time"], mode="direct") as ts:
+        search, ours = ProviderToolSearchMiddleware(searchable_tools=[convert]), ts.for_langchain_agent()
+        agent = create_agent(model, middleware=[search, *ours] if search_first else [*ours, search])
+        state = agent.invoke({"messages": [("user", "Noon UTC in Tokyo?")]})
+    assert state["messages"][-1].content == "done" and not model.steps
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("search_first", [True, False])
+async def test_routed_provider_search_defers_every_tool_not_found_placed_before_or_after(search_first: bool) -> None:
+    now = "time__get_current_time"
+
+    def loaded(messages: list[BaseMessage], bound: dict[str, Any]) -> AIMessage:
+        assert set(bound) - deferred(bound) == {SEARCH, "call_tool"}  # the provider's search replaces mcpvend's
+        assert {now, "time__convert_time", "demo__convert_temperature"} <= deferred(bound)
+        return call(now, {"timezone": "Asia/Tokyo"}, "c1")
+
+    def finish(messages: list[BaseMessage], bound: dict[str, Any]) -> AIMessage:
+        assert last_result(messages).artifact["timezone"] == "Asia/Tokyo"
+        assert now not in deferred(bound) and "time__convert_time" in deferred(bound)  # found: listed in full
+        return AIMessage(content="done")
+
+    model = Scripted(steps=[loaded, finish], provider="anthropic")
+    async with generated.toolset(["time", "demo"], mode="routed") as ts:
+        search, ours = ProviderToolSearchMiddleware(), ts.for_langchain_agent(provider_search=True)
+        agent = create_agent(model, middleware=[search, *ours] if search_first else [*ours, search])
+        state = await agent.ainvoke({"messages": [("user", "What time is it in Tokyo?")]})
+    assert state["messages"][-1].content == "done" and not model.steps
+
+
+@pytest.mark.parametrize(
+    ("search_first", "error"),
+    [(True, r"pass ts\.for_langchain_agent\(provider_search=True\)"), (False, "not bound to the model")],
+)
+def test_routed_mode_without_provider_search_refuses_a_deferral_it_would_lose(search_first: bool, error: str) -> None:
+    model = Scripted(steps=[done], provider="anthropic")
+    with generated.toolset(["time"], mode="routed") as ts:
+        search, ours = ProviderToolSearchMiddleware(searchable_tools=["time__convert_time"]), ts.for_langchain_agent()
+        agent = create_agent(model, middleware=[search, *ours] if search_first else [*ours, search])
+        with pytest.raises(ValueError, match=error):
+            agent.invoke({"messages": [("user", "Noon UTC in Tokyo?")]})
+    assert model.steps == [done]  # refused before the model was called
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(
+    ("raise_failures", "status", "text"),
+    [(True, "success", "answered by"), (False, "error", "the call was not repeated")],
+)
+async def test_a_failed_call_is_retried_by_langchains_retry_middleware_when_it_raises(
+    crashy: ModuleType, tmp_path: Path, raise_failures: bool, status: str, text: str
+) -> None:
+    def write(messages: list[BaseMessage], bound: dict[str, Any]) -> AIMessage:
+        # The server dies at the first call; not read-only, so mcpvend does not send it again itself.
+        return call("crashy__flaky_write", {"marker": str(tmp_path / "died")}, "c1")
+
+    def finish(messages: list[BaseMessage], bound: dict[str, Any]) -> AIMessage:
+        result = last_result(messages)
+        assert result.status == status and text in str(result.content)
+        return AIMessage(content="done")
+
+    model = Scripted(steps=[write, finish])
+    retry = ToolRetryMiddleware(max_retries=1, initial_delay=0, jitter=False)
+    async with crashy.toolset(["crashy"], mode="direct") as ts:
+        agent = create_agent(model, middleware=[*ts.for_langchain_agent(raise_failures=raise_failures), retry])
+        state = await agent.ainvoke({"messages": [("user", "write it")]})
+    assert state["messages"][-1].content == "done" and not model.steps
+
+
+@pytest.mark.anyio
+async def test_a_plain_tool_that_raises_failures_is_retried_by_langchains_own_with_retry(
+    crashy: ModuleType, tmp_path: Path
+) -> None:
+    async with crashy.toolset(["crashy"], mode="direct") as ts:
+        (flaky,) = [t for t in ts.for_langchain(raise_failures=True) if t.name == "crashy__flaky_write"]
+        arguments = {"marker": str(tmp_path / "died")}
+        message = await flaky.with_retry(stop_after_attempt=2, wait_exponential_jitter=False).ainvoke(
+            {"type": "tool_call", "name": flaky.name, "args": arguments, "id": "c1"}
+        )
+    assert message.status == "success" and message.content.startswith("answered by")

@@ -13,7 +13,16 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from pydantic_ai import Agent, DeferredToolRequests, DeferredToolResults
+from pydantic_ai import (
+    Agent,
+    DeferredToolRequests,
+    DeferredToolResults,
+    RunContext,
+    ToolDenied,
+    ToolReturn,
+    UnexpectedModelBehavior,
+    UserError,
+)
 from pydantic_ai.messages import (
     ModelMessage,
     ModelResponse,
@@ -247,4 +256,167 @@ async def test_code_mode_offers_run_code_and_the_agent_runs_it() -> None:
     script = Script(write_code, finish)
     async with generated.toolset(["time"], mode="code") as ts:
         result = await Agent(script.model(), toolsets=[ts.for_pydantic_ai()]).run("time in Tokyo?")
+    assert result.output == "done" and not script.steps
+
+
+async def test_routed_counts_retries_per_tool_the_model_named_not_pooled_under_call_tool() -> None:
+    def bad_convert(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        return call(CONVERT, {"value": "hot"})  # unsearched, so run through call_tool, with wrong arguments
+
+    def bad_name(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        assert f"invalid arguments for {CONVERT}" in retried(last_part(messages))
+        return call("get_curent_time", {"timezone": "UTC"})  # a second tool, through call_tool as well
+
+    def finish(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        assert "no tool named 'get_curent_time'" in retried(last_part(messages))
+        return done()
+
+    def bad_convert_again(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        assert f"invalid arguments for {CONVERT}" in retried(last_part(messages))
+        return call(CONVERT, {"value": "still hot"})
+
+    two_tools = Script(bad_convert, bad_name, finish)
+    one_tool = Script(bad_convert, bad_convert_again)
+    async with generated.toolset(["time", "demo"], mode="routed") as ts:
+        toolset = ts.for_pydantic_ai()
+        for script in (two_tools, one_tool):
+            agent = Agent(script.model(), toolsets=[toolset], capabilities=[toolset.tool_search()], retries=1)
+            if script is two_tools:
+                assert (await agent.run("convert, then the time")).output == "done"  # one retry each
+            else:
+                with pytest.raises(UnexpectedModelBehavior, match=f"Tool '{CONVERT}' exceeded max retries count of 1"):
+                    await agent.run("convert twice")
+            assert not script.steps
+
+
+async def test_a_prefixed_toolset_is_searched_and_called_by_its_prefixed_names() -> None:
+    current = "x_time__get_current_time"
+
+    def search(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        assert listed(info) == {"search_tools", "x_call_tool"}
+        return call("search_tools", {"queries": ["current time in a timezone"]})
+
+    def call_found(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        found = [match["name"] for match in last_part(messages).content["discovered_tools"]]
+        assert found[0] == current and current in listed(info)  # mcpvend's ranking, under the prefixed name
+        return call(current, {"timezone": "Europe/Paris"})
+
+    def unsearched(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        assert json.loads(last_part(messages).content)["timezone"] == "Europe/Paris"
+        return call(f"x_{CONVERT}", {"value": 100, "to": "fahrenheit"})  # listed, not searched for
+
+    def finish(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        result = last_part(messages)
+        assert result.tool_name == "x_call_tool" and result.content == "212.00 fahrenheit"
+        assert f"x_{CONVERT}" in listed(info)  # revealed under the name the model calls it by
+        return done()
+
+    script = Script(search, call_found, unsearched, finish)
+    async with generated.toolset(["time", "demo"], mode="routed") as ts:
+        toolset = ts.for_pydantic_ai()
+        agent = Agent(script.model(), toolsets=[toolset.prefixed("x")], capabilities=[toolset.tool_search()])
+        result = await agent.run("time in Paris, and 100 C in F?")
+    assert result.output == "done" and not script.steps
+
+
+async def test_call_tool_reaches_a_tool_only_through_the_filters_and_approvals_wrapped_around_it() -> None:
+    cancel = "demo__cancel_booking"
+
+    def filtered_out(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        assert CONVERT not in {t.name for t in info.function_tools}  # not even deferred
+        return call(CONVERT, {"value": 100, "to": "fahrenheit"})
+
+    def held_back(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        assert "no tool named" in retried(last_part(messages))
+        return call("call_tool", {"name": cancel, "arguments": {"reference": "ABC123"}})
+
+    def by_name(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        assert f"'{cancel}' needs the user's approval" in retried(last_part(messages))
+        return call(cancel, {"reference": "ABC123"})
+
+    script = Script(filtered_out, held_back, by_name)
+    async with generated.toolset(["demo"], mode="routed") as ts:
+        toolset = ts.for_pydantic_ai()
+        wrapped = toolset.filtered(lambda ctx, tool: tool.name != CONVERT).approval_required(
+            lambda ctx, tool, args: tool.name == cancel
+        )
+        agent = Agent(
+            script.model(),
+            toolsets=[wrapped],
+            capabilities=[toolset.tool_search()],
+            output_type=[str, DeferredToolRequests],
+        )
+        paused = await agent.run("convert, then cancel ABC123")
+    assert isinstance(paused.output, DeferredToolRequests) and not script.steps
+    assert [a.tool_name for a in paused.output.approvals] == [cancel]  # the wrapper's approval, asked for by name
+
+
+async def test_process_tool_call_sees_and_may_change_each_call_direct_or_through_call_tool() -> None:
+    seen: list[tuple[str, dict[str, Any]]] = []
+
+    async def process_tool_call(ctx: RunContext[Any], call_tool: Any, name: str, args: dict[str, Any]) -> Any:
+        seen.append((name, args))
+        result = await call_tool(name, {**args, "to": "kelvin"} if name == CONVERT else args)
+        assert isinstance(result, ToolReturn)
+        return ToolReturn(return_value=f"checked: {result.return_value}", metadata=result.metadata)
+
+    def through_call_tool(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        return call(CONVERT, {"value": 0, "to": "fahrenheit"})  # unsearched: run through call_tool
+
+    def directly(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        assert last_part(messages).content == "checked: 273.15 kelvin"  # the hook changed the call and its result
+        return call(CONVERT, {"value": 100, "to": "celsius"})  # revealed now: called by its own name
+
+    def finish(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        assert last_part(messages).content == "checked: 373.15 kelvin"
+        return done()
+
+    script = Script(through_call_tool, directly, finish)
+    async with generated.toolset(["demo"], mode="routed") as ts:
+        toolset = ts.for_pydantic_ai(process_tool_call=process_tool_call)
+        agent = Agent(script.model(), toolsets=[toolset], capabilities=[toolset.tool_search()])
+        result = await agent.run("0 C and 100 C")
+    assert result.output == "done" and not script.steps
+    assert seen == [(CONVERT, {"value": 0, "to": "fahrenheit"}), (CONVERT, {"value": 100, "to": "celsius"})]
+
+
+async def test_approval_needs_deferred_output_and_approves_or_denies_each_call() -> None:
+    cancel = "demo__cancel_booking"
+
+    def cancel_two(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        parts = [ToolCallPart(cancel, {"reference": r}, tool_call_id=r) for r in ("ABC123", "XYZ789")]
+        return ModelResponse(parts=parts)
+
+    def finish(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        results = {p.tool_call_id: p for p in messages[-1].parts if isinstance(p, ToolReturnPart)}
+        assert "ABC123" in results["ABC123"].content and results["ABC123"].outcome == "success"
+        assert results["XYZ789"].content == "not that one" and results["XYZ789"].outcome == "denied"
+        return done()
+
+    script = Script(cancel_two, cancel_two, finish)
+    async with generated.toolset(["demo"], mode="direct") as ts:
+        toolset = ts.for_pydantic_ai(require_approval="destructive")
+        with pytest.raises(UserError, match="DeferredToolRequests"):  # the default output type cannot pause
+            await Agent(script.model(), toolsets=[toolset]).run("cancel ABC123 and XYZ789")
+        agent = Agent(script.model(), toolsets=[toolset], output_type=[str, DeferredToolRequests])
+        paused = await agent.run("cancel ABC123 and XYZ789")
+        assert isinstance(paused.output, DeferredToolRequests)
+        assert [a.tool_call_id for a in paused.output.approvals] == ["ABC123", "XYZ789"]
+        answers = DeferredToolResults(approvals={"ABC123": True, "XYZ789": ToolDenied("not that one")})
+        result = await agent.run(message_history=paused.all_messages(), deferred_tool_results=answers)
+    assert result.output == "done" and not script.steps
+
+
+@pytest.mark.parametrize("include", [True, None])
+async def test_include_return_schema_gives_the_model_each_tool_output_schema(include: bool | None) -> None:
+    def check(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        tool = next(t for t in info.function_tools if t.name == "time__get_current_time")
+        shown = json.dumps(tool.return_schema) if tool.return_schema else tool.description or ""
+        assert ('"timezone"' in shown and '"datetime"' in shown) == bool(include)
+        return done()
+
+    script = Script(check)
+    async with generated.toolset(["time"], mode="direct") as ts:
+        toolset = ts.for_pydantic_ai(include_return_schema=include)
+        result = await Agent(script.model(), toolsets=[toolset]).run("what time is it?")
     assert result.output == "done" and not script.steps

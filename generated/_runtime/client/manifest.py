@@ -57,6 +57,14 @@ class Manifest:
         return "legacy" if legacy else "auto"
 
     @property
+    def checked(self) -> dict[str, Mapping[str, Any]]:
+        """Input schemas, by tool, holding a pattern no engine here checks in bounded time: its model leaves
+        the pattern out (pydantic would search it with `re`), so the typed wrapper validates the schema."""
+        return {
+            str(entry["tool"]["name"]): entry["tool"]["inputSchema"] for entry in self.tools if entry.get("checked")
+        }
+
+    @property
     def reviewed(self) -> tuple[Mapping[str, Any], ...]:
         """Each tool as reviewed in the lockfile, as its server served it."""
         return tuple(entry["tool"] for entry in self.tools)

@@ -131,7 +131,8 @@ class CallPath:
             )
         except (CallFailed, DriftError) as exc:
             kind = "refused" if isinstance(exc, DriftError) else "failed"
-            return Outcome(self._error(str(exc)), kind, entry, arguments=arguments, retries=retries)
+            failed = self._error(str(exc), failed=kind == "failed")
+            return Outcome(failed, kind, entry, arguments=arguments, retries=retries)
         try:
             normalized = normalize(
                 result, output_schema=entry.output_schema, store=self.media, max_chars=self.max_chars
@@ -146,5 +147,5 @@ class CallPath:
         """A call the model can correct (a name, the arguments): it is told so, and may call again."""
         return Outcome(self._error(message, retry=True), kind)
 
-    def _error(self, message: str, *, retry: bool = False) -> ModelResult:
-        return error_result(message, max_chars=self.max_chars, retry=retry)
+    def _error(self, message: str, *, retry: bool = False, failed: bool = False) -> ModelResult:
+        return error_result(message, max_chars=self.max_chars, retry=retry, failed=failed)

@@ -26,7 +26,7 @@ import math
 import re
 import re._constants as _re_constants  # type: ignore[import-not-found, unused-ignore]
 import re._parser as _re_parser  # type: ignore[import-not-found, unused-ignore]
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Annotated, Any
 
 # `re._parser` above: the tree `re` compiles (private, unchanged since 3.11), walked to find loops.
@@ -62,6 +62,36 @@ class Unbounded(ValueError):
 def search(pattern: str, text: str) -> bool:
     """Whether `pattern` matches somewhere in `text` (JSON Schema: unanchored); raises `Unbounded`."""
     return _searcher(pattern)(text)
+
+
+def bounded(pattern: str) -> bool:
+    """Whether `search` checks `pattern` rather than refusing every text: a model validated by pydantic would
+    check the others with `re`, backtracking, so code generation leaves them to this module."""
+    try:
+        search(pattern, "")
+    except Unbounded:
+        return False
+    except re.error:  # not a pattern at all: whoever compiles it says so
+        return True
+    return True
+
+
+def holds_unbounded(schema: Any) -> bool:
+    """Whether `schema` has a `pattern` that is not `bounded`: the generated model leaves it out, and the
+    manifest marks the tool `checked` (its typed wrapper validates against the reviewed schema instead)."""
+    return any(isinstance(p := node.get("pattern"), str) and not bounded(p) for node in objects(schema))
+
+
+def objects(value: Any) -> Iterator[Mapping[str, Any]]:
+    """Every JSON object in `value`, itself included."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, Mapping):
+            yield item
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
 
 
 @functools.lru_cache(maxsize=1024)

@@ -123,6 +123,7 @@ class ModelResult:
     structured: Any = None
     media: tuple[MediaRef, ...] = ()
     retry: bool = False  # the call was wrong (a name, the arguments): the model can correct it and call again
+    failed: bool = False  # no tool result came back (the server died, timed out, sent an error): it may work again
 
     def openai_message(self, tool_call_id: str) -> dict[str, Any]:
         """A Chat Completions `tool` message; it has no error flag, so errors travel in the text."""
@@ -149,9 +150,11 @@ class Outcome:
     retries: int = 0  # how often it was sent again after the server was restarted
 
 
-def error_result(message: str, *, max_chars: int = DEFAULT_MAX_CHARS, retry: bool = False) -> ModelResult:
+def error_result(
+    message: str, *, max_chars: int = DEFAULT_MAX_CHARS, retry: bool = False, failed: bool = False
+) -> ModelResult:
     """An error the model can read and act on, cut like any other result."""
-    return ModelResult(truncate(message, max_chars), is_error=True, retry=retry)
+    return ModelResult(truncate(message, max_chars), is_error=True, retry=retry, failed=failed)
 
 
 def truncate(text: str, limit: int) -> str:

@@ -134,7 +134,7 @@ def _taken(pattern_properties: Mapping[str, Any], key: str) -> bool:
 def _unevaluated_backtracks(schema: Any) -> bool:
     """Whether jsonschema's `unevaluatedProperties` would search, with `re`, a `patternProperties` pattern
     that backtracks (it finds the keys other keywords took with a helper of its own, which nothing replaces)."""
-    nodes = list(_objects(schema))
+    nodes = list(patterns.objects(schema))
     return any("unevaluatedProperties" in node for node in nodes) and any(
         patterns.backtracks(pattern) is not None
         for node in nodes
@@ -150,18 +150,6 @@ def _unevaluated_refused(validator: Any, unevaluated: Any, instance: Any, schema
             "its keys cannot be checked in bounded time: unevaluatedProperties would search a patternProperties "
             "pattern that backtracks"
         )
-
-
-def _objects(value: Any) -> Iterator[Mapping[str, Any]]:
-    """Every JSON object in `value`, itself included."""
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, Mapping):
-            yield item
-            stack.extend(item.values())
-        elif isinstance(item, list):
-            stack.extend(item)
 
 
 def compiled(schema: Mapping[str, Any]) -> Validator:

@@ -88,12 +88,15 @@ class ToolsBase:
         pins: Pins | None = None,
         tap: WireTap | None = None,
         secrets: frozenset[str] = frozenset(),
+        checked: Mapping[str, Mapping[str, Any]] | None = None,
     ) -> None:
         self._session = session
         self._timeout = timeout  # per call
         self._pins = pins  # with `connect()`: compared again when the server announces a change
         self._tap = tap
         self._secrets = secrets  # taken out of the server's error messages
+        # Reviewed input schemas, by tool, whose patterns the models leave out (the manifest's `checked`).
+        self._checked = checked or {}
 
     async def _call_structured(
         self,
@@ -123,6 +126,12 @@ class ToolsBase:
             if (refusal := self._pins.refusal(name)) is not None:
                 raise DriftError(f"tool '{name}' refused: {refusal}")
         payload = model.model_dump(mode="json", by_alias=True, exclude_unset=True)
+        if (schema := self._checked.get(name)) is not None:
+            # jsonschema, imported only for a tool that needs it: the wrappers start without it.
+            from ..core.validation import problem
+
+            if (why := problem(schema, payload)) is not None:
+                raise ValueError(f"tool '{name}': invalid arguments {why}")
         try:
             result = await call_tool(self._session, name, payload, self._timeout)
         except MCPError as exc:
@@ -224,7 +233,7 @@ async def open_tools(
             async with pinned_client(target, manifest, pins, pinning=pinning, handlers=handlers) as (client, tap):
                 starting.deadline = math.inf  # started: from here on, each call has its own bound
                 started = True
-                yield cls(client, timeout=timeout, pins=pins, tap=tap, secrets=secrets)
+                yield cls(client, timeout=timeout, pins=pins, tap=tap, secrets=secrets, checked=manifest.checked)
         except Exception as exc:
             if started:
                 raise

@@ -10,7 +10,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from agents.mcp import MCPServer  # type: ignore[import-not-found, unused-ignore]
+    from collections.abc import Awaitable, Callable
+
+    from agents.mcp import MCPServer, ToolFilter  # type: ignore[import-not-found, unused-ignore]
     from langchain.agents.middleware import AgentMiddleware  # type: ignore[import-not-found, unused-ignore]
     from langchain_core.tools import BaseTool  # type: ignore[import-not-found, unused-ignore]
     from pydantic_ai.toolsets import AbstractToolset  # type: ignore[import-not-found, unused-ignore]
@@ -46,6 +48,8 @@ def for_pydantic_ai(
     require_approval: Approval | None = None,
     id: str | None = "mcpvend",
     max_retries: int | None = None,
+    process_tool_call: Callable[..., Awaitable[Any]] | None = None,
+    include_return_schema: bool | None = None,
 ) -> AbstractToolset[Any]:
     """A pydantic-ai toolset whose runs each get a conversation of their own (see `ToolSet.for_pydantic_ai`)."""
     from .bridge import Bridge
@@ -55,13 +59,26 @@ def for_pydantic_ai(
     except ModuleNotFoundError as exc:
         raise _missing(exc, "for_pydantic_ai") from None
 
-    return PydanticAIToolset(Bridge(ts, approval=require_approval, strict=strict), id=id, max_retries=max_retries)
+    return PydanticAIToolset(
+        Bridge(ts, approval=require_approval, strict=strict),
+        id=id,
+        max_retries=max_retries,
+        process_tool_call=process_tool_call,
+        include_return_schema=include_return_schema,
+    )
 
 
 def for_openai_agents(
-    ts: ToolsetView, *, strict: bool = False, require_approval: Approval | None = None, name: str = "mcpvend"
+    ts: ToolsetView,
+    *,
+    strict: bool = False,
+    require_approval: Approval | None = None,
+    name: str = "mcpvend",
+    tool_filter: ToolFilter = None,
+    cache_tools_list: bool = False,
+    use_structured_content: bool = False,
 ) -> MCPServer:
-    """An Agents SDK MCP server over one conversation (see `ToolSet.for_openai_agents`)."""
+    """An Agents SDK MCP server whose runs each get a conversation of their own (see `ToolSet.for_openai_agents`)."""
     from .bridge import Bridge
 
     try:
@@ -69,10 +86,18 @@ def for_openai_agents(
     except ModuleNotFoundError as exc:
         raise _missing(exc, "for_openai_agents") from None
 
-    return AgentsServer(Bridge(ts.session(), approval=require_approval, strict=strict), name=name)
+    return AgentsServer(
+        Bridge(ts.session(), approval=require_approval, strict=strict),
+        name=name,
+        tool_filter=tool_filter,
+        cache_tools_list=cache_tools_list,
+        use_structured_content=use_structured_content,
+    )
 
 
-def for_langchain(ts: ToolsetView, *, strict: bool = False, require_approval: Approval | None = None) -> list[BaseTool]:
+def for_langchain(
+    ts: ToolsetView, *, strict: bool = False, require_approval: Approval | None = None, raise_failures: bool = False
+) -> list[BaseTool]:
     """LangChain tools of the current mode, for one conversation (see `ToolSet.for_langchain`)."""
     from .bridge import Bridge
 
@@ -81,11 +106,16 @@ def for_langchain(ts: ToolsetView, *, strict: bool = False, require_approval: Ap
     except ModuleNotFoundError as exc:
         raise _missing(exc, "for_langchain") from None
 
-    return tools(Bridge(ts.session(), approval=require_approval, strict=strict))
+    return tools(Bridge(ts.session(), approval=require_approval, strict=strict), raise_failures=raise_failures)
 
 
 def for_langchain_agent(
-    ts: ToolsetView, *, strict: bool = False, require_approval: Approval | None = None
+    ts: ToolsetView,
+    *,
+    strict: bool = False,
+    require_approval: Approval | None = None,
+    raise_failures: bool = False,
+    provider_search: bool = False,
 ) -> list[AgentMiddleware[Any, Any]]:
     """LangChain `create_agent` middleware (see `ToolSet.for_langchain_agent`)."""
     from .bridge import Bridge
@@ -95,4 +125,5 @@ def for_langchain_agent(
     except ModuleNotFoundError as exc:
         raise _missing(exc, "for_langchain_agent") from None
 
-    return middleware(Bridge(ts, approval=require_approval, strict=strict))
+    bridge = Bridge(ts, approval=require_approval, strict=strict)
+    return middleware(bridge, raise_failures=raise_failures, provider_search=provider_search)
