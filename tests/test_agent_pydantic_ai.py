@@ -25,12 +25,15 @@ from pydantic_ai import (
 )
 from pydantic_ai.messages import (
     ModelMessage,
+    ModelRequest,
     ModelResponse,
     TextPart,
     ToolCallPart,
     ToolReturnPart,
 )
 from pydantic_ai.models.function import AgentInfo, FunctionModel
+
+from conftest import REPO
 
 pytestmark = pytest.mark.anyio
 generated: Any = importlib.import_module("generated")
@@ -419,4 +422,21 @@ async def test_include_return_schema_gives_the_model_each_tool_output_schema(inc
     async with generated.toolset(["time"], mode="direct") as ts:
         toolset = ts.for_pydantic_ai(include_return_schema=include)
         result = await Agent(script.model(), toolsets=[toolset]).run("what time is it?")
+    assert result.output == "done" and not script.steps
+
+
+@pytest.mark.parametrize("include", [True, False])
+async def test_include_instructions_gives_the_model_the_servers_reviewed_instructions(include: bool) -> None:
+    reviewed = json.loads((REPO / "lockfiles" / "demo.lock.json").read_text(encoding="utf-8"))["server"]["instructions"]
+
+    def check(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        given = "\n".join(m.instructions or "" for m in messages if isinstance(m, ModelRequest))
+        assert (reviewed in given and "Instructions of the demo server:" in given) == include, given
+        return done()
+
+    script = Script(check)
+    async with generated.toolset(["demo", "time"], mode="direct") as ts:
+        assert ts.instructions == {"demo": reviewed}  # time sends none
+        toolset = ts.for_pydantic_ai(include_instructions=include)
+        result = await Agent(script.model(), toolsets=[toolset]).run("plan a trip")
     assert result.output == "done" and not script.steps

@@ -139,6 +139,13 @@ class ToolSet:
         return self._shared.calls.pool
 
     @property
+    def instructions(self) -> dict[str, str]:
+        """Each server's instructions, as reviewed in its lockfile, by server (those that send some)."""
+        pool = self._shared.calls.pool
+        connections = pool.connections.items() if pool is not None else ()
+        return {server: c.manifest.instructions for server, c in sorted(connections) if c.manifest.instructions}
+
+    @property
     def media(self) -> MediaStore:
         """Where images and audio of results are kept, by digest."""
         return self._shared.calls.media
@@ -321,14 +328,16 @@ class ToolSet:
         id: str | None = "mcpvend",
         max_retries: int | None = None,
         process_tool_call: Callable[..., Awaitable[Any]] | None = None,
+        include_instructions: bool = False,
         include_return_schema: bool | None = None,
     ) -> AbstractToolset[Any]:
         """`Agent(model, toolsets=[ts.for_pydantic_ai()])`: each run gets a conversation of its own.
 
         `strict`: OpenAI strict schemas where they can be; `require_approval="destructive"` (or "always"):
         tools not annotated read-only or non-destructive wait for approval (pydantic-ai's deferred tools);
-        `max_retries`: None follows the agent's own retry count; `process_tool_call` and
-        `include_return_schema`: as on pydantic-ai's own MCP toolsets.
+        `max_retries`: None follows the agent's own retry count; `process_tool_call`, `include_instructions`
+        (the servers' instructions as reviewed, `instructions`) and `include_return_schema`: as on
+        pydantic-ai's own MCP toolsets.
         """
         from .frameworks.adapters import for_pydantic_ai
 
@@ -339,6 +348,7 @@ class ToolSet:
             id=id,
             max_retries=max_retries,
             process_tool_call=process_tool_call,
+            include_instructions=include_instructions,
             include_return_schema=include_return_schema,
         )
 

@@ -50,6 +50,7 @@ def for_pydantic_ai(
     id: str | None = "mcpvend",
     max_retries: int | None = None,
     process_tool_call: Callable[..., Awaitable[Any]] | None = None,
+    include_instructions: bool = False,
     include_return_schema: bool | None = None,
 ) -> AbstractToolset[Any]:
     """A pydantic-ai toolset whose runs each get a conversation of their own (see `ToolSet.for_pydantic_ai`)."""
@@ -65,6 +66,7 @@ def for_pydantic_ai(
         id=id,
         max_retries=max_retries,
         process_tool_call=process_tool_call,
+        include_instructions=include_instructions,
         include_return_schema=include_return_schema,
     )
 

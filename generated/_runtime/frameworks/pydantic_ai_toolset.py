@@ -70,12 +70,14 @@ class PydanticAIToolset(AbstractToolset[Any]):  # type: ignore[misc, unused-igno
         id: str | None,
         max_retries: int | None,
         process_tool_call: ProcessToolCall | None = None,
+        include_instructions: bool = False,
         include_return_schema: bool | None = None,
     ) -> None:
         self.bridge = bridge
         self._id = id
         self.max_retries = max_retries  # None: the agent's own count, as pydantic-ai's toolsets do
         self.process_tool_call = process_tool_call
+        self.include_instructions = include_instructions
         self.include_return_schema = include_return_schema
         self.token = uuid.uuid4().hex  # tells this toolset's tools from another's, whatever they are renamed to
         self._budget = 1  # the retries each tool has (set at each step)
@@ -84,6 +86,12 @@ class PydanticAIToolset(AbstractToolset[Any]):  # type: ignore[misc, unused-igno
     @property
     def id(self) -> str | None:
         return self._id
+
+    async def get_instructions(self, ctx: RunContext[Any]) -> str | None:
+        """With `include_instructions`, the servers' instructions as reviewed in their lockfiles (the live
+        server's are never read: they are not what a person reviewed)."""
+        given = self.bridge.toolset.instructions if self.include_instructions else {}
+        return "\n\n".join(f"Instructions of the {server} server:\n{text}" for server, text in given.items()) or None
 
     async def for_run(self, ctx: RunContext[Any]) -> PydanticAIToolset:
         run = copy.copy(self)

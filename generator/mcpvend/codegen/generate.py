@@ -222,6 +222,11 @@ def _server_files(
         "lockfile": relative,
         "protocolVersion": lock.document["protocolVersion"],
         "serverCapabilities": lock.document["server"]["capabilities"],
+        **(
+            {"instructions": lock.document["server"]["instructions"]}
+            if "instructions" in lock.document["server"]
+            else {}
+        ),
         "source": lock.document["source"],
         "clientCapabilities": lock.document.get("clientCapabilities", []),
         "tools": [

@@ -47,6 +47,7 @@ class Manifest:
     protocol_version: str | None = None  # the era the server was locked in
     # The server's capabilities as locked (its tasks extension, 2026-07-28); None: the manifest records none.
     server_capabilities: Mapping[str, Any] | None = None
+    instructions: str | None = None  # the server's, as reviewed in its lockfile
 
     @property
     def protocol(self) -> Protocol:
@@ -164,4 +165,5 @@ def load_manifest(package: str) -> Manifest:
         tools=tuple(data["tools"]),
         protocol_version=data.get("protocolVersion"),
         server_capabilities=data.get("serverCapabilities"),
+        instructions=data.get("instructions"),
     )
