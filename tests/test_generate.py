@@ -368,7 +368,7 @@ def test_sigkill_mid_generate_leaves_the_old_or_the_new_output(tmp_path: Path) -
 
     rng = random.Random(11)
     outcomes: Counter[str] = Counter()
-    kills = int(os.environ.get("MCPVEND_KILLS", "4"))
+    kills = int(os.environ.get("MCPVEND_KILLS", "3"))
     for _ in range(kills):
         proc = subprocess.Popen([PY, "-m", "mcpvend", "generate"], cwd=tmp_path, stderr=subprocess.DEVNULL)
         time.sleep(rng.uniform(0, duration))

@@ -2,7 +2,7 @@
 
 `mcpvend generate` has the same test in test_generate.py
 (test_sigkill_mid_generate_leaves_the_old_or_the_new_output); both honour MCPVEND_KILLS
-(default 4 here, for `make test`; `make long` sets 50).
+(default 3 here, for `make test`; `make long` sets 50).
 
 What a killed lock may leave behind: `atomic.write_atomic` writes `.NAME.lock.json.XXXXXXXX.tmp`
 (mkstemp, in the lockfiles directory) and renames it over `NAME.lock.json`; a kill between the two
@@ -28,7 +28,7 @@ import pytest
 from conftest import PY, corpus_servers, mcpvend, record_long_run, replay, write_config, write_tools
 from mcpvend.lock import lockfile
 
-KILLS = int(os.environ.get("MCPVEND_KILLS", "4"))
+KILLS = int(os.environ.get("MCPVEND_KILLS", "3"))
 
 
 def synthetic(count: int) -> list[dict[str, Any]]:

@@ -40,7 +40,7 @@ from strategies import FORMATS, input_schemas
 PROVIDERS: tuple[Provider, ...] = ("openai", "anthropic")
 LONG = os.environ.get("MCPVEND_FUZZ") == "long"
 CORPUS_EXAMPLES = 2_000 if LONG else 200
-SYNTHETIC_EXAMPLES = 1_250 if LONG else 125
+SYNTHETIC_EXAMPLES = 1_250 if LONG else 80
 pytestmark = [pytest.mark.timeout(0)] if LONG else []  # the long profile is bounded by its example counts
 # What the rewrite may refuse: what no strict subset can say without losing instances.
 CANNOT_SAY = (
