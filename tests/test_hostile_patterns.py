@@ -26,7 +26,7 @@ from mcp import Client
 
 from conftest import locked_package, mcpvend, replay, write_config, write_tools
 from mcpvend.runtime.core import validation
-from mcpvend.runtime.core.patterns import backtracks
+from mcpvend.runtime.core.patterns import backtracks, bounded, holds_unbounded
 from test_serve import http_server
 
 pytestmark = pytest.mark.anyio
@@ -185,6 +185,22 @@ async def test_ordinary_patterns_still_validate(package: ModuleType) -> None:
         ]:
             refused = await ts.call(name, arguments)
             assert refused.is_error and expected in refused.text, refused.text[:300]
+
+
+@pytest.mark.parametrize(
+    ("pattern", "checked"),
+    [
+        (HOSTILE, True),  # the Rust engine
+        (LOOKAHEAD, True),  # `re`, which cannot backtrack on it
+        (GUARDED, False),  # neither: the model leaves it out and the wrapper checks the schema
+        ("(", True),  # not a pattern: left to whoever compiles it, which says so
+    ],
+)
+def test_which_patterns_a_model_may_hold(pattern: str, checked: bool) -> None:
+    assert bounded(pattern) is checked
+    schema = {"type": "object", "properties": {"a": {"type": "string", "pattern": pattern}}}
+    assert holds_unbounded(schema) is not checked
+    assert holds_unbounded({"anyOf": [{"not": {"type": "null"}}, schema]}) is not checked  # found in a subschema
 
 
 @pytest.mark.parametrize(

@@ -9,8 +9,11 @@ so nothing here waits on timing; the `fail_after`s only guard against a hang.
 from __future__ import annotations
 
 import importlib
+import json
 import os
+import shutil
 import signal
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
@@ -213,3 +216,28 @@ async def test_serve_runs_task_only_tools_for_a_client_that_calls_them_plainly(p
 
 def text_of(result: Any) -> str:
     return "\n".join(block.text for block in result.content if block.type == "text")
+
+
+async def test_a_task_the_lockfile_does_not_record_the_extension_for_is_one_line_saying_lock_again(
+    package: ModuleType, tmp_path: Path
+) -> None:
+    """A lockfile taken before the server offered the tasks extension: the extension is not declared, the
+    server refuses the plain call with -32021, and the call's error says so, naming the extension."""
+    root = Path(str(package.__file__)).parents[1]
+    older = tmp_path / "older_pkg"
+    shutil.copytree(root / package.__name__, older, ignore=shutil.ignore_patterns("__pycache__"))
+    manifest = older / "tasks" / "manifest.json"
+    data = json.loads(manifest.read_text(encoding="utf-8"))
+    assert "io.modelcontextprotocol/tasks" in data["serverCapabilities"].pop("extensions")
+    manifest.write_text(json.dumps(data), encoding="utf-8")
+    sys.path.insert(0, str(tmp_path))
+    try:
+        old = importlib.import_module("older_pkg")
+        with anyio.fail_after(HANG):
+            async with old.toolset(["tasks"]) as ts:
+                refused = await ts.call("tasks__add_up", {"numbers": [1, 2]})
+    finally:
+        sys.path.remove(str(tmp_path))
+    assert refused.is_error, refused.text
+    assert "runs only as a task (io.modelcontextprotocol/tasks, error -32021)" in refused.text
+    assert "its lockfile does not record the server offering that extension: lock the server again" in refused.text

@@ -136,8 +136,8 @@ class _Closable(Protocol):
 _S = TypeVar("_S", bound=_Closable)
 
 
-class _Wrapper(Generic[_S]):
-    """What each wrapper below shares: closing it closes the stream it wraps, and `async with`."""
+class StreamWrapper(Generic[_S]):
+    """What a stream wrapper shares (those below, task_wire's): closing closes the stream it wraps; `async with`."""
 
     _inner: _S
 
@@ -154,7 +154,7 @@ class _Wrapper(Generic[_S]):
         return None
 
 
-class _EndWatch(_Wrapper["ReadStream[SessionMessage | Exception]"]):
+class _EndWatch(StreamWrapper["ReadStream[SessionMessage | Exception]"]):
     """A read stream that tells `on_end` when it ends, before its reader (the SDK) sees that."""
 
     def __init__(self, inner: ReadStream[SessionMessage | Exception], on_end: Callable[[], None]) -> None:
@@ -179,7 +179,7 @@ class _EndWatch(_Wrapper["ReadStream[SessionMessage | Exception]"]):
             raise
 
 
-class _EndWatchWrite(_Wrapper["WriteStream[SessionMessage]"]):
+class _EndWatchWrite(StreamWrapper["WriteStream[SessionMessage]"]):
     """A write stream that tells `on_end` when it is found broken (the server is gone)."""
 
     def __init__(self, inner: WriteStream[SessionMessage], on_end: Callable[[], None]) -> None:
@@ -194,7 +194,7 @@ class _EndWatchWrite(_Wrapper["WriteStream[SessionMessage]"]):
             raise
 
 
-class _ReadThrough(_Wrapper["ReadStream[SessionMessage | Exception]"]):
+class _ReadThrough(StreamWrapper["ReadStream[SessionMessage | Exception]"]):
     """A read stream that passes every item through `see` (which may replace it)."""
 
     def __init__(
@@ -215,7 +215,7 @@ class _ReadThrough(_Wrapper["ReadStream[SessionMessage | Exception]"]):
         return self._see(await self._inner.__anext__())
 
 
-class _TapWrite(_Wrapper["WriteStream[SessionMessage]"]):
+class _TapWrite(StreamWrapper["WriteStream[SessionMessage]"]):
     def __init__(self, inner: WriteStream[SessionMessage], tap: WireTap) -> None:
         self._inner = inner
         self._tap = tap

@@ -23,7 +23,6 @@ from collections import deque
 from collections.abc import Callable, Iterator, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal
 
 import anyio
@@ -32,7 +31,7 @@ from mcp import ClientSession
 from mcp.shared.dispatcher import ProgressFnT
 from mcp.shared.message import SessionMessage
 
-from .streams import WireTap
+from .streams import StreamWrapper, WireTap
 
 if TYPE_CHECKING:  # the SDK's stream protocols, for annotations only: the module is private to it
     from mcp.client._transport import TransportStreams, WriteStream
@@ -169,7 +168,7 @@ class TaskWire(WireTap):
                 call.hear(message.method, params)
 
 
-class _Rewrite:
+class _Rewrite(StreamWrapper["WriteStream[SessionMessage]"]):
     """A write stream that passes each message through `rewrite` on its way."""
 
     def __init__(self, inner: WriteStream[SessionMessage], rewrite: Callable[[SessionMessage], SessionMessage]) -> None:
@@ -178,18 +177,6 @@ class _Rewrite:
 
     async def send(self, item: SessionMessage, /) -> None:
         await self._inner.send(self._rewrite(item))
-
-    async def aclose(self) -> None:
-        await self._inner.aclose()
-
-    async def __aenter__(self) -> _Rewrite:
-        return self
-
-    async def __aexit__(
-        self, exc_type: type[BaseException] | None, exc_val: BaseException | None, exc_tb: TracebackType | None
-    ) -> bool | None:
-        await self.aclose()
-        return None
 
 
 _WIRES: weakref.WeakKeyDictionary[ClientSession, TaskWire] = weakref.WeakKeyDictionary()

@@ -178,8 +178,10 @@ class AgentsServer(MCPServer):  # type: ignore[misc, unused-ignore]
 
     async def _refusal(self, run: _Run, tool_name: str, arguments: Mapping[str, Any] | None) -> ModelResult | None:
         """The answer to a call (by name or through `call_tool`) of a tool the `tool_filter` keeps from this agent."""
+        if self.tool_filter is None:  # the common case: no lookup on the call path
+            return None
         target = run.bridge.toolset.resolve(tool_name, arguments)
-        if target is None or self.tool_filter is None:
+        if target is None:
             return None
         annotations = target.tool.get("annotations")
         reviewed = Definition(
