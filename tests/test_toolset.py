@@ -13,7 +13,8 @@ from typing import Any
 import anyio
 import pytest
 
-from conftest import REPO, mcpvend, node_server, write_config
+from conftest import REPO, locked_package, mcpvend, node_server, replay, write_config, write_tools
+from mcpvend.runtime.textformats.calls import ParsedCall
 
 pytestmark = pytest.mark.anyio
 if str(REPO) not in sys.path:
@@ -124,6 +125,33 @@ async def test_invalid_arguments_return_the_error_and_the_schema(generated: Modu
         assert unknown.is_error and "there is no tool named 'get_time_now'; did you mean" in unknown.text
         meta = await ts.call("call_tool", {"name": "search_tools", "arguments": {"query": "x"}})
         assert meta.is_error and "is a meta-tool" in meta.text
+
+
+async def test_a_number_json_cannot_carry_is_refused_and_never_reaches_the_server(tmp_path: Path) -> None:
+    """`1e999` reads as an infinity, which a schema's "number" accepts and the SDK sends as null: the server would
+    act on no value at all. Refused before any server, whether the model sent JSON text, a dict or a text format."""
+    tools = [{"name": "limit", "inputSchema": {"type": "object", "properties": {"n": {"type": ["number", "null"]}}}}]
+    calls = tmp_path / "calls.jsonl"
+    write_config(tmp_path, {"rec": replay(write_tools(tmp_path / "t.json", tools), "--record", str(calls))})
+    with locked_package(tmp_path, "recording_package") as package:
+        async with package.toolset(mode="direct") as ts:
+            for arguments in (
+                '{"n": 1e999}',
+                '{"n": -1E400}',
+                '{"n": NaN}',
+                {"n": float("inf")},
+                {"n": [float("nan")]},
+            ):
+                refused = await ts.call("rec__limit", arguments)
+                assert refused.is_error and "rec__limit" in refused.text, arguments
+            assert "a number JSON cannot carry (inf) at $.n" in (await ts.call("rec__limit", {"n": float("inf")})).text
+            for fmt in ("hermes", "json", "mistral"):
+                text = ts.text_calls([ParsedCall("rec__limit", {"n": 1.5}, "abcdefghi")], format=fmt)
+                parsed = ts.parse_calls(text.replace("1.5", "1e999"), format=fmt)
+                assert parsed.calls == () and "beyond what a JSON number can carry" in parsed.errors[0].message, fmt
+            assert not calls.exists()  # nothing reached the server
+            assert not (await ts.call("rec__limit", '{"n": 1e300}')).is_error
+    assert [json.loads(line)["arguments"] for line in calls.read_text().splitlines()] == [{"n": 1e300}]
 
 
 async def test_pydantic_model_validation_runs_too(crashy: ModuleType) -> None:

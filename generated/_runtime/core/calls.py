@@ -59,9 +59,8 @@ class CallPath:
         if not isinstance(arguments, Mapping):
             kind = type(arguments).__name__
             return self._wrong(f"the arguments of '{name}' must be a JSON object, not {kind}", "invalid_arguments")
-        if (where := checks.unencodable(arguments)) is not None:  # it would break the connection, not the call
-            message = f"the arguments of '{name}' hold text that is not valid Unicode (a lone surrogate) at {where}"
-            return self._wrong(message, "invalid_arguments")
+        if (what := checks.unencodable(arguments)) is not None:  # it would break the connection, or arrive as null
+            return self._wrong(f"the arguments of '{name}' hold {what}", "invalid_arguments")
         if name == RUN_CODE and self.code is not None:
             return Outcome(await self.code.run(view, arguments))
         if name in META_NAMES:

@@ -5,6 +5,7 @@ input model (what typed callers use), so a model's call and a typed call are hel
 from __future__ import annotations
 
 import importlib
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -23,16 +24,19 @@ def schema_problem(schema: Mapping[str, Any], arguments: Mapping[str, Any]) -> s
 
 
 def unencodable(value: Any, where: str = "$") -> str | None:
-    """Where `value` holds a string UTF-8 cannot encode (a lone surrogate: valid JSON, `"\\ud800"`), or None.
+    """What in `value` JSON cannot carry to a server as it is, and where, or None.
 
-    A transport encodes the request before it sends it: such a string fails there, and takes the
-    connection every caller of that server shares with it."""
+    A lone surrogate (valid JSON, `"\\ud800"`) fails when the transport encodes the request, and takes the
+    connection every caller of that server shares with it. NaN and infinities (`1e999` reads as one) are
+    sent as null: a number the schema accepted would reach the server as no value at all."""
     if isinstance(value, str):
         try:
             value.encode("utf-8")
         except UnicodeEncodeError:
-            return where
+            return f"text that is not valid Unicode (a lone surrogate) at {where}"
         return None
+    if isinstance(value, float) and not math.isfinite(value):
+        return f"a number JSON cannot carry ({value!r}) at {where}"
     if isinstance(value, Mapping):
         for key, item in value.items():
             found = unencodable(key, f"{where} (a key)") or unencodable(item, f"{where}.{key}")

@@ -154,7 +154,14 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
-DECODER = json.JSONDecoder(parse_constant=_reject_constant)  # strict JSON: no NaN or Infinity
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):  # `1e999`: a server would get null
+        raise ValueError(f"{text[:24]} is beyond what a JSON number can carry")
+    return value
+
+
+DECODER = json.JSONDecoder(parse_constant=_reject_constant, parse_float=_finite)  # strict JSON: no NaN or Infinity
 _WINDOW = 512  # the first window `decode_at` decodes from; it grows as needed
 _LOOKAHEAD = 16  # how far past a character the decoder may look (`\uXXXX`, `false`, a number's digits)
 
