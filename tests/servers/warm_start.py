@@ -1,0 +1,269 @@
+"""A fast start for the suite's own SDK servers: the process a client starts hands its work to a warm copy.
+
+Each of these servers imports the `mcp` SDK first, about a second of CPU, and the suite starts them
+hundreds of times. A warm starter (one per pytest worker, started by `tests/conftest.py`) has imported
+the SDK once; for each start it forks a copy of itself that takes over the started process's stdin,
+stdout and stderr (the descriptors themselves, so nothing is relayed), its arguments, environment,
+working directory, umask and `sys.path`, and runs the script as `python SCRIPT` would. The started
+process stays what the client sees: it waits for the copy, passes on the signals it gets, and exits as
+the copy did; killed, it takes the copy with it (the starter kills a copy whose process is gone).
+
+A server of this directory hands over by importing this module before anything else (`import warm_start`);
+where no starter serves its process tree (a server run by hand or by another program), or the starter's
+interpreter, flags or `sys.path` are not the process's own, the import returns and the script starts as usual.
+
+    python tests/servers/warm_start.py --serve SOCKET   (the starter; it stops when its stdin closes)
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import io
+import json
+import os
+import runpy
+import selectors
+import signal
+import socket
+import sys
+import threading
+import traceback
+from pathlib import Path
+from typing import Any
+
+DIRECTORY = Path(f"/tmp/mcpvend-warm-start-{os.getuid()}")  # holds one socket per serving process: PID.sock
+FORWARDED = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1, signal.SIGUSR2)
+PRELOADED = (  # what the suite's servers import: one import here instead of one per start
+    "anyio",
+    "pydantic",
+    "mcp",
+    "mcp_types",
+    "mcp.server.mcpserver",
+    "mcp.server.mcpserver.exceptions",
+    "mcp.server.mcpserver.resolve",
+    "mcp.server.elicitation",
+    "mcp.server.lowlevel",
+    "mcp.server.stdio",
+    "mcp.types",
+)
+
+
+def _interpreter() -> dict[str, Any]:
+    """What must be the same in a started process and the starter for a copy to be that process."""
+    return {
+        "executable": sys.executable,
+        "flags": list(sys.flags),
+        "path": sys.path[1:],  # [0] is the script's directory
+        "hash_seed": os.environ.get("PYTHONHASHSEED"),
+        "io_encoding": os.environ.get("PYTHONIOENCODING"),
+    }
+
+
+def _starter() -> Path | None:
+    """The socket of the nearest ancestor process that serves warm starts, if any."""
+    if not DIRECTORY.is_dir():
+        return None
+    pid = os.getppid()
+    while pid > 1:
+        candidate = DIRECTORY / f"{pid}.sock"
+        if candidate.exists():
+            return candidate
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_text(encoding="ascii")
+        except OSError:
+            return None
+        pid = int(stat.rsplit(")", 1)[1].split()[1])  # the field after the state: the parent's pid
+    return None
+
+
+def hand_over() -> None:
+    """Become a stand-in for a warm copy of this process, or return (see the module's docstring)."""
+    path = _starter()
+    if path is None:
+        return
+    request = {
+        **_interpreter(),
+        "argv": sys.argv,
+        "cwd": os.getcwd(),
+        "env": dict(os.environ),
+        "umask": os.umask(0o022),
+    }
+    os.umask(request["umask"])
+    link = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    try:
+        link.connect(str(path))
+        socket.send_fds(link, [json.dumps(request).encode()], [0, 1, 2])
+        reply = json.loads(link.recv(65536) or b'{"refused": "no answer"}')
+    except (OSError, ValueError):
+        link.close()
+        return
+    if "pid" not in reply:
+        link.close()
+        return
+    copy = int(reply["pid"])
+    # Let go of the pipes: the copy holds them now, and its exit must close them at once.
+    devnull = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(devnull, fd)
+    for number in FORWARDED:
+        signal.signal(number, lambda received, _frame: os.kill(copy, received))
+    answer = link.recv(65536)
+    if not answer:
+        os._exit(1)  # the starter is gone, and its copies with it
+    code = os.waitstatus_to_exitcode(int(json.loads(answer)["status"]))
+    if code < 0:  # killed by a signal: die of the same one
+        signal.signal(-code, signal.SIG_DFL)
+        os.kill(os.getpid(), -code)
+    os._exit(code)
+
+
+def _run_copy(request: dict[str, Any], fds: list[int]) -> None:
+    """In the forked copy: become the started process, run its script, exit as it would."""
+    for target, fd in zip((0, 1, 2), fds, strict=True):
+        os.dup2(fd, target)
+    for fd in fds:
+        if fd > 2:
+            os.close(fd)
+    for number in FORWARDED:
+        signal.signal(number, signal.default_int_handler if number == signal.SIGINT else signal.SIG_DFL)
+    os.chdir(request["cwd"])
+    os.umask(request["umask"])
+    os.environ.clear()
+    os.environ.update(request["env"])
+    sys.argv = list(request["argv"])
+    sys.path[:] = [str(Path(sys.argv[0]).resolve().parent), *request["path"]]
+    unbuffered = bool(os.environ.get("PYTHONUNBUFFERED"))  # the streams as the interpreter makes them for pipes
+    sys.stdin = io.TextIOWrapper(io.BufferedReader(io.FileIO(0, "r", closefd=False)), encoding=sys.stdin.encoding)
+    sys.stdout = io.TextIOWrapper(
+        io.BufferedWriter(io.FileIO(1, "w", closefd=False)), encoding=sys.stdout.encoding, write_through=unbuffered
+    )
+    sys.stderr = io.TextIOWrapper(
+        io.BufferedWriter(io.FileIO(2, "w", closefd=False)),
+        encoding=sys.stderr.encoding,
+        errors="backslashreplace",
+        line_buffering=True,
+        write_through=unbuffered,
+    )
+    code: int = 0
+    try:
+        runpy.run_path(sys.argv[0], run_name="__main__")
+    except SystemExit as exit_:
+        if exit_.code is None or isinstance(exit_.code, int):
+            code = exit_.code or 0
+        else:
+            print(exit_.code, file=sys.stderr)
+            code = 1
+    except BaseException:  # noqa: BLE001  what the interpreter prints for an exception nothing caught
+        traceback.print_exc()
+        code = 1
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):
+            stream.flush()
+    os._exit(code)  # the starter's own interpreter is not torn down in each copy
+
+
+class _Starter:
+    """The starter's loop: a listening socket, one link per started process, one pidfd per copy."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.own = _interpreter()
+        self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        self.listener.bind(str(path))
+        self.listener.listen(64)
+        self.events = selectors.DefaultSelector()
+        self.events.register(self.listener, selectors.EVENT_READ, self._accept)
+        self.copies: dict[socket.socket, tuple[int, int]] = {}  # link -> (pid, pidfd) of its copy
+
+    def run(self) -> None:
+        stop = False
+
+        def stopping() -> None:
+            nonlocal stop
+            stop = True
+
+        self.events.register(sys.stdin, selectors.EVENT_READ, stopping)
+        print("ready", flush=True)
+        try:
+            while not stop:
+                for key, _ in self.events.select():
+                    key.data()
+        finally:
+            for pid, pidfd in self.copies.values():
+                signal.pidfd_send_signal(pidfd, signal.SIGKILL)
+                os.waitpid(pid, 0)
+            self.path.unlink(missing_ok=True)
+
+    def _accept(self) -> None:
+        link, _ = self.listener.accept()
+        try:
+            message, fds, _, _ = socket.recv_fds(link, 1 << 20, 3)
+            request = json.loads(message)
+        except (OSError, ValueError):
+            link.close()
+            return
+        differs = [key for key, value in self.own.items() if request.get(key) != value]
+        if differs or len(fds) != 3 or threading.active_count() != 1:
+            link.send(json.dumps({"refused": differs}).encode())
+            for fd in fds:
+                os.close(fd)
+            link.close()
+            return
+        pid = os.fork()
+        if pid == 0:
+            self.events.close()  # the starter's descriptors are not the copy's
+            self.listener.close()
+            for held in (link, *self.copies):
+                held.close()
+            for _, pidfd in self.copies.values():
+                os.close(pidfd)
+            _run_copy(request, fds)
+        for fd in fds:
+            os.close(fd)
+        pidfd = os.pidfd_open(pid)
+        self.copies[link] = (pid, pidfd)
+        self.events.register(pidfd, selectors.EVENT_READ, lambda: self._exited(link))
+        self.events.register(link, selectors.EVENT_READ, lambda: self._gone(link))
+        link.send(json.dumps({"pid": pid}).encode())
+
+    def _exited(self, link: socket.socket) -> None:
+        pid, pidfd = self.copies.pop(link)
+        _, status = os.waitpid(pid, 0)
+        self.events.unregister(pidfd)
+        os.close(pidfd)
+        self.events.unregister(link)
+        with contextlib.suppress(OSError):  # the started process is gone already
+            link.send(json.dumps({"status": status}).encode())
+        link.close()
+
+    def _gone(self, link: socket.socket) -> None:
+        """The started process went away (killed) while its copy runs: the copy goes too."""
+        if not link.recv(1):
+            self.events.unregister(link)
+            pidfd = self.copies[link][1]
+            signal.pidfd_send_signal(pidfd, signal.SIGKILL)
+            self.events.modify(pidfd, selectors.EVENT_READ, lambda: self._reap(link))
+
+    def _reap(self, link: socket.socket) -> None:
+        pid, pidfd = self.copies.pop(link)
+        os.waitpid(pid, 0)
+        self.events.unregister(pidfd)
+        os.close(pidfd)
+        link.close()
+
+
+def serve(path: Path) -> None:
+    """Fork a copy for each process that hands over; stop (and kill the copies) when stdin closes."""
+    sys.modules["warm_start"] = sys.modules[__name__]  # a copy's `import warm_start` finds this module, done
+    for name in PRELOADED:
+        __import__(name)
+    _Starter(path).run()
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] == ["--serve"] and len(sys.argv) == 3:
+        serve(Path(sys.argv[2]))
+elif Path(sys.argv[0]).resolve().parent == Path(__file__).resolve().parent:  # imported by a server of this folder
+    hand_over()
