@@ -8,17 +8,17 @@ way every time, so provider prompt caches hit.
 A `ToolSet` is one conversation's view of what its toolset shares (`shared.py`: servers, catalog, plan,
 media store, sandbox, audit trail): `session()` gives another conversation a view of its own. `shared.py`
 composes the core with the features (routing, audit, strict specs, text formats, code mode); this module
-is their public face, and hands a toolset to the framework adapters. The core knows none of them. Names
+is their public face; its `for_*` methods come from `frameworks/adapters.py`. The core knows none of them. Names
 follow one rule: a method that waits on a server is async (`call`, `route`, `check`, `close`), its
 blocking twin ends in `_sync`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Unpack
+from typing import Any, Unpack
 
 from .audit.trail import Audit, AuditOptions
 from .client.pool import Pool
@@ -41,6 +41,7 @@ from .core.specs import (
     with_tool_search,
 )
 from .core.steps import Decision, RouteInputs, StepInputs
+from .frameworks.adapters import FrameworkAdapters
 from .routing.rules import RoutingOptions
 from .shared import Shared
 from .strict.rewrite import strict_reports, strict_specs
@@ -49,16 +50,8 @@ from .textformats.calls import MAX_CALLS, CallError, ParsedCall, ParsedCalls
 from .textformats.choice import TextOptions, text_format
 from .textformats.prompting import Prepared
 
-if TYPE_CHECKING:
-    from agents.mcp import MCPServer, ToolFilter  # type: ignore[import-not-found, unused-ignore]
-    from langchain.agents.middleware import AgentMiddleware  # type: ignore[import-not-found, unused-ignore]
-    from langchain_core.tools import BaseTool  # type: ignore[import-not-found, unused-ignore]
-    from pydantic_ai.toolsets import AbstractToolset  # type: ignore[import-not-found, unused-ignore]
 
-    from .frameworks.bridge import Approval
-
-
-class ToolSet:
+class ToolSet(FrameworkAdapters):
     """Tools for a model: `plan()`, `tool_specs(format)`, and `await call(name, arguments)`.
 
     Use it as `async with` (or `with`, or `await close()`) so that the servers it started are stopped.
@@ -317,107 +310,6 @@ class ToolSet:
         view = object.__new__(ToolSet)
         view._attach(self._shared, self._shared.observer.conversation(), owner=False)
         return view
-
-    # --- into agent frameworks (each imports its framework only when called) -----------------
-
-    def for_pydantic_ai(
-        self,
-        *,
-        strict: bool = False,
-        require_approval: Approval | None = None,
-        id: str | None = "mcpvend",
-        max_retries: int | None = None,
-        process_tool_call: Callable[..., Awaitable[Any]] | None = None,
-        include_instructions: bool = False,
-        include_return_schema: bool | None = None,
-    ) -> AbstractToolset[Any]:
-        """`Agent(model, toolsets=[ts.for_pydantic_ai()])`: each run gets a conversation of its own.
-
-        `strict`: OpenAI strict schemas where they can be; `require_approval="destructive"` (or "always"):
-        tools not annotated read-only or non-destructive wait for approval (pydantic-ai's deferred tools);
-        `max_retries`: None follows the agent's own retry count; `process_tool_call`, `include_instructions`
-        (the servers' instructions as reviewed, `instructions`) and `include_return_schema`: as on
-        pydantic-ai's own MCP toolsets.
-        """
-        from .frameworks.adapters import for_pydantic_ai
-
-        return for_pydantic_ai(
-            self,
-            strict=strict,
-            require_approval=require_approval,
-            id=id,
-            max_retries=max_retries,
-            process_tool_call=process_tool_call,
-            include_instructions=include_instructions,
-            include_return_schema=include_return_schema,
-        )
-
-    def for_openai_agents(
-        self,
-        *,
-        strict: bool = False,
-        require_approval: Approval | None = None,
-        name: str = "mcpvend",
-        tool_filter: ToolFilter = None,
-        cache_tools_list: bool = False,
-        use_structured_content: bool = False,
-    ) -> MCPServer:
-        """`Agent(..., mcp_servers=[ts.for_openai_agents()])`: each run gets a conversation of its own.
-
-        `strict=True` lists strict schemas, which the Agents SDK sends strict with
-        `mcp_config={"convert_schemas_to_strict": True}`. `tool_filter`, `cache_tools_list` and
-        `use_structured_content` are those of the SDK's `MCPServerStdio`.
-        """
-        from .frameworks.adapters import for_openai_agents
-
-        return for_openai_agents(
-            self,
-            strict=strict,
-            require_approval=require_approval,
-            name=name,
-            tool_filter=tool_filter,
-            cache_tools_list=cache_tools_list,
-            use_structured_content=use_structured_content,
-        )
-
-    def for_langchain(
-        self, *, strict: bool = False, require_approval: Approval | None = None, raise_failures: bool = False
-    ) -> list[BaseTool]:
-        """The tools of the current mode, now, as LangChain tools (`invoke` and `ainvoke`), for one conversation.
-
-        Needs `langchain-core` only. With `langchain.agents.create_agent`, `for_langchain_agent()` lists them
-        anew at each step and asks approval. `raise_failures=True`: a call that got no tool result (the server
-        died, timed out, sent an error) raises, for a retry of your own, instead of returning an error message.
-        """
-        from .frameworks.adapters import for_langchain
-
-        return for_langchain(self, strict=strict, require_approval=require_approval, raise_failures=raise_failures)
-
-    def for_langchain_agent(
-        self,
-        *,
-        strict: bool = False,
-        require_approval: Approval | None = None,
-        raise_failures: bool = False,
-        provider_search: bool = False,
-    ) -> list[AgentMiddleware[Any, Any]]:
-        """`create_agent(model, middleware=ts.for_langchain_agent())`: lists the current mode's tools at each
-        model call, the ones this conversation found included, and asks approval with LangChain's
-        human-in-the-loop middleware.
-
-        `raise_failures=True`: a call that got no tool result raises, for LangChain's `ToolRetryMiddleware`;
-        `provider_search=True` (routed mode, with LangChain's `ProviderToolSearchMiddleware`): the tools not
-        found yet go to the model deferred, for the provider's search in place of mcpvend's meta-tools.
-        """
-        from .frameworks.adapters import for_langchain_agent
-
-        return for_langchain_agent(
-            self,
-            strict=strict,
-            require_approval=require_approval,
-            raise_failures=raise_failures,
-            provider_search=provider_search,
-        )
 
     # --- lifetime ------------------------------------------------------------------------------
 

@@ -20,9 +20,8 @@ import threading
 import warnings
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from mcpvend import __version__
 from mcpvend.codegen.generate import generate
@@ -32,6 +31,7 @@ from mcpvend.relay import Relay, masked, relay_elicitation, relay_roots, relay_s
 from mcpvend.runtime.client.disguises import redact
 from mcpvend.runtime.client.logs import REDACTING_FILTER
 from mcpvend.serve_eras import era_result, era_tools
+from mcpvend.serve_options import ServeOptions
 
 if TYPE_CHECKING:
     import mcp_types as types
@@ -39,12 +39,9 @@ if TYPE_CHECKING:
     from mcp.server.context import ServerRequestContext
     from mcp.server.lowlevel import Server
 
-    from mcpvend.runtime.core.budget import RequestedMode
     from mcpvend.runtime.core.results import ModelResult
     from mcpvend.runtime.toolset import ToolSet
 
-Transport = Literal["stdio", "http"]
-LOOPBACK = "127.0.0.1"
 HTTP_PATH = "/mcp"
 _GUIDE = {
     "direct": "Every tool is listed with its full input schema.",
@@ -60,24 +57,6 @@ _GUIDE = {
 
 class ServeError(MCPVendError):
     """The generated package cannot be served as it is."""
-
-
-@dataclass(frozen=True)
-class ServeOptions:
-    servers: tuple[str, ...] = ()
-    mode: RequestedMode = "auto"
-    context_window: int = 128_000
-    transport: Transport = "stdio"
-    host: str = LOOPBACK
-    port: int = 8000
-    ranker: str = "auto"  # search_tools' ranking: "auto", "bm25" or "hybrid" (needs mcpvend[semantic])
-    audit_dir: str | None = None  # where tool-calls.jsonl records every call of every client
-    mask_results: bool = True  # configured secrets in results become *** (off: a single-user setup)
-    warm: bool = False  # start every upstream with serve, not on its first call
-    session_idle: float = 300.0  # seconds an HTTP session may sit unused before it is closed
-    max_sessions: int = 1000  # HTTP sessions kept open at once
-    allow_hosts: tuple[str, ...] = ()  # Host values served besides the bound address and loopback
-    allow_origins: tuple[str, ...] = ()  # Origin values likewise
 
 
 def serve(config: Config, options: ServeOptions, announce: Callable[[str], None]) -> None:

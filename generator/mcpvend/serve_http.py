@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from mcp.server.streamable_http import StreamableHTTPServerTransport
     from starlette.types import Receive, Scope, Send
 
-    from mcpvend.serve import ServeOptions
+    from mcpvend.serve_options import ServeOptions
 
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")  # as Host names them
 EXPOSED = (

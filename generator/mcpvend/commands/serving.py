@@ -12,7 +12,7 @@ from mcpvend.errors import MCPVendError
 
 if TYPE_CHECKING:
     from mcpvend.runtime.core.budget import RequestedMode
-    from mcpvend.serve import Transport
+    from mcpvend.serve_options import Transport
 
 _HOST = r"(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+)(?::(?:[0-9]{1,5}|\*))?"  # a Host value; `:*` is any port
 _SHAPES = {
@@ -89,8 +89,8 @@ def serve(
     unmasked_results: bool,
 ) -> None:
     """Serve the reviewed tools over MCP, calls forwarded under pinning."""
-    from mcpvend.serve import ServeOptions
     from mcpvend.serve import serve as run_serve
+    from mcpvend.serve_options import ServeOptions
 
     chosen = ServeOptions(
         servers,

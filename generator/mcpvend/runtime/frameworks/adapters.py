@@ -1,8 +1,9 @@
-"""The ways into agent frameworks that `ts.for_pydantic_ai()` and the other `ToolSet` methods hand out.
+"""The ways into agent frameworks: `ts.for_pydantic_ai()` and the other `for_*` methods of every `ToolSet`.
 
-Each imports its framework's adapter (`frameworks/`) only when called, so the generated package
-imports with `mcp` and `pydantic` alone; the frameworks are named here for type checkers only. A
-framework that is not installed is one line naming the package to install.
+`FrameworkAdapters` is a base of `ToolSet` that holds them, so that the toolset's module stays about the
+model's side of a conversation. Each imports its framework's adapter (`frameworks/`) only when called, so
+the generated package imports with `mcp` and `pydantic` alone; the frameworks are named here for type
+checkers only. A framework that is not installed is one line naming the package to install.
 """
 
 from __future__ import annotations
@@ -41,91 +42,119 @@ def _missing(exc: ModuleNotFoundError, method: str) -> ImportError:
     return FrameworkMissing(f"ts.{method}() needs {package}, which is not installed: pip install {package}")
 
 
-def for_pydantic_ai(
-    ts: ToolsetView,
-    *,
-    strict: bool = False,
-    require_approval: Approval | None = None,
-    id: str | None = "mcpvend",
-    max_retries: int | None = None,
-    process_tool_call: Callable[..., Awaitable[Any]] | None = None,
-    include_instructions: bool = False,
-    include_return_schema: bool | None = None,
-) -> AbstractToolset[Any]:
-    """A pydantic-ai toolset whose runs each get a conversation of their own (see `ToolSet.for_pydantic_ai`)."""
-    from .bridge import Bridge
+class FrameworkAdapters:
+    """The `for_*` methods of `ToolSet`: one conversation's tools as each agent framework's own object."""
 
-    try:
-        from .pydantic_ai_toolset import PydanticAIToolset
-    except ModuleNotFoundError as exc:
-        raise _missing(exc, "for_pydantic_ai") from None
+    def for_pydantic_ai(
+        self: ToolsetView,
+        *,
+        strict: bool = False,
+        require_approval: Approval | None = None,
+        id: str | None = "mcpvend",
+        max_retries: int | None = None,
+        process_tool_call: Callable[..., Awaitable[Any]] | None = None,
+        include_instructions: bool = False,
+        include_return_schema: bool | None = None,
+    ) -> AbstractToolset[Any]:
+        """`Agent(model, toolsets=[ts.for_pydantic_ai()])`: each run gets a conversation of its own.
 
-    return PydanticAIToolset(
-        Bridge(ts, approval=require_approval, strict=strict),
-        id=id,
-        max_retries=max_retries,
-        process_tool_call=process_tool_call,
-        include_instructions=include_instructions,
-        include_return_schema=include_return_schema,
-    )
+        `strict`: OpenAI strict schemas where they can be; `require_approval="destructive"` (or "always"):
+        tools not annotated read-only or non-destructive wait for approval (pydantic-ai's deferred tools);
+        `max_retries`: None follows the agent's own retry count; `process_tool_call`, `include_instructions`
+        (the servers' instructions as reviewed, `instructions`) and `include_return_schema`: as on
+        pydantic-ai's own MCP toolsets.
+        """
+        from .bridge import Bridge
 
+        try:
+            from .pydantic_ai_toolset import PydanticAIToolset
+        except ModuleNotFoundError as exc:
+            raise _missing(exc, "for_pydantic_ai") from None
 
-def for_openai_agents(
-    ts: ToolsetView,
-    *,
-    strict: bool = False,
-    require_approval: Approval | None = None,
-    name: str = "mcpvend",
-    tool_filter: ToolFilter = None,
-    cache_tools_list: bool = False,
-    use_structured_content: bool = False,
-) -> MCPServer:
-    """An Agents SDK MCP server whose runs each get a conversation of their own (see `ToolSet.for_openai_agents`)."""
-    from .bridge import Bridge
+        return PydanticAIToolset(
+            Bridge(self, approval=require_approval, strict=strict),
+            id=id,
+            max_retries=max_retries,
+            process_tool_call=process_tool_call,
+            include_instructions=include_instructions,
+            include_return_schema=include_return_schema,
+        )
 
-    try:
-        from .openai_agents_server import AgentsServer
-    except ModuleNotFoundError as exc:
-        raise _missing(exc, "for_openai_agents") from None
+    def for_openai_agents(
+        self: ToolsetView,
+        *,
+        strict: bool = False,
+        require_approval: Approval | None = None,
+        name: str = "mcpvend",
+        tool_filter: ToolFilter = None,
+        cache_tools_list: bool = False,
+        use_structured_content: bool = False,
+    ) -> MCPServer:
+        """`Agent(..., mcp_servers=[ts.for_openai_agents()])`: each run gets a conversation of its own.
 
-    return AgentsServer(
-        Bridge(ts.session(), approval=require_approval, strict=strict),
-        name=name,
-        tool_filter=tool_filter,
-        cache_tools_list=cache_tools_list,
-        use_structured_content=use_structured_content,
-    )
+        `strict=True` lists strict schemas, which the Agents SDK sends strict with
+        `mcp_config={"convert_schemas_to_strict": True}`. `tool_filter`, `cache_tools_list` and
+        `use_structured_content` are those of the SDK's `MCPServerStdio`.
+        """
+        from .bridge import Bridge
 
+        try:
+            from .openai_agents_server import AgentsServer
+        except ModuleNotFoundError as exc:
+            raise _missing(exc, "for_openai_agents") from None
 
-def for_langchain(
-    ts: ToolsetView, *, strict: bool = False, require_approval: Approval | None = None, raise_failures: bool = False
-) -> list[BaseTool]:
-    """LangChain tools of the current mode, for one conversation (see `ToolSet.for_langchain`)."""
-    from .bridge import Bridge
+        return AgentsServer(
+            Bridge(self.session(), approval=require_approval, strict=strict),
+            name=name,
+            tool_filter=tool_filter,
+            cache_tools_list=cache_tools_list,
+            use_structured_content=use_structured_content,
+        )
 
-    try:
-        from .langchain_tools import tools
-    except ModuleNotFoundError as exc:
-        raise _missing(exc, "for_langchain") from None
+    def for_langchain(
+        self: ToolsetView,
+        *,
+        strict: bool = False,
+        require_approval: Approval | None = None,
+        raise_failures: bool = False,
+    ) -> list[BaseTool]:
+        """The tools of the current mode, now, as LangChain tools (`invoke` and `ainvoke`), for one conversation.
 
-    return tools(Bridge(ts.session(), approval=require_approval, strict=strict), raise_failures=raise_failures)
+        Needs `langchain-core` only. With `langchain.agents.create_agent`, `for_langchain_agent()` lists them
+        anew at each step and asks approval. `raise_failures=True`: a call that got no tool result (the server
+        died, timed out, sent an error) raises, for a retry of your own, instead of returning an error message.
+        """
+        from .bridge import Bridge
 
+        try:
+            from .langchain_tools import tools
+        except ModuleNotFoundError as exc:
+            raise _missing(exc, "for_langchain") from None
 
-def for_langchain_agent(
-    ts: ToolsetView,
-    *,
-    strict: bool = False,
-    require_approval: Approval | None = None,
-    raise_failures: bool = False,
-    provider_search: bool = False,
-) -> list[AgentMiddleware[Any, Any]]:
-    """LangChain `create_agent` middleware (see `ToolSet.for_langchain_agent`)."""
-    from .bridge import Bridge
+        return tools(Bridge(self.session(), approval=require_approval, strict=strict), raise_failures=raise_failures)
 
-    try:
-        from .langchain_agent import middleware
-    except ModuleNotFoundError as exc:
-        raise _missing(exc, "for_langchain_agent") from None
+    def for_langchain_agent(
+        self: ToolsetView,
+        *,
+        strict: bool = False,
+        require_approval: Approval | None = None,
+        raise_failures: bool = False,
+        provider_search: bool = False,
+    ) -> list[AgentMiddleware[Any, Any]]:
+        """`create_agent(model, middleware=ts.for_langchain_agent())`: lists the current mode's tools at each
+        model call, the ones this conversation found included, and asks approval with LangChain's
+        human-in-the-loop middleware.
 
-    bridge = Bridge(ts, approval=require_approval, strict=strict)
-    return middleware(bridge, raise_failures=raise_failures, provider_search=provider_search)
+        `raise_failures=True`: a call that got no tool result raises, for LangChain's `ToolRetryMiddleware`;
+        `provider_search=True` (routed mode, with LangChain's `ProviderToolSearchMiddleware`): the tools not
+        found yet go to the model deferred, for the provider's search in place of mcpvend's meta-tools.
+        """
+        from .bridge import Bridge
+
+        try:
+            from .langchain_agent import middleware
+        except ModuleNotFoundError as exc:
+            raise _missing(exc, "for_langchain_agent") from None
+
+        bridge = Bridge(self, approval=require_approval, strict=strict)
+        return middleware(bridge, raise_failures=raise_failures, provider_search=provider_search)
