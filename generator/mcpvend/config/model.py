@@ -202,6 +202,7 @@ class Config:
     lint_ignore: tuple[str, ...] = ()  # `[lint] ignore`, RULE@SERVER/TOOL; rule ids are checked by drift.ignore
     routing: RoutingOptions | None = None  # `[routing]`, as toolset() takes it
     semantic: bool = False  # `[search] semantic`: vendor tool vectors at generate (needs mcpvend[semantic])
+    search_model: Path | None = None  # `[search] model`: a local copy of the upstream model, for mcpvend-minilm's
 
     @property
     def base_dir(self) -> Path:

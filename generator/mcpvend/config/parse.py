@@ -38,6 +38,7 @@ def load_config(path: Path, *, lockfiles: Path | None = None, output: Path | Non
     unknown = set(table) - _TOP_KEYS
     if unknown:
         raise ConfigError(f"{path}: unknown key {sorted(unknown)[0]!r} (expected one of {sorted(_TOP_KEYS)})")
+    semantic, search_model = _search(path, table.get("search", {}))
     servers_table = table.get("servers", {})
     if not isinstance(servers_table, dict):
         raise ConfigError(f"{path}: 'servers' must be a table of server name to settings")
@@ -52,19 +53,29 @@ def load_config(path: Path, *, lockfiles: Path | None = None, output: Path | Non
         output=output,
         lint_ignore=_lint_ignore(path, table.get("lint", {})),
         routing=_routing(path, table.get("routing", {}), servers),
-        semantic=_semantic(path, table.get("search", {})),
+        semantic=semantic,
+        search_model=search_model,
     )
 
 
-def _semantic(path: Path, search: object) -> bool:
+def _search(path: Path, search: object) -> tuple[bool, Path | None]:
+    """`[search] semantic`, and `model`: the directory of a local copy of the upstream model (relative to the
+    config's), for semantic search in place of mcpvend-minilm."""
     if not isinstance(search, dict):
         raise ConfigError(f"{path}: 'search' must be a table")
-    if unknown := sorted(set(search) - {"semantic"}):
-        raise ConfigError(f"{path}: [search]: unknown key {unknown[0]!r} (expected 'semantic')")
-    value = search.get("semantic", False)
-    if not isinstance(value, bool):
-        raise ConfigError(f"{path}: [search] semantic must be true or false, not {value!r}")
-    return value
+    if unknown := sorted(set(search) - {"semantic", "model"}):
+        raise ConfigError(f"{path}: [search]: unknown key {unknown[0]!r} (expected 'semantic' or 'model')")
+    semantic = search.get("semantic", False)
+    if not isinstance(semantic, bool):
+        raise ConfigError(f"{path}: [search] semantic must be true or false, not {semantic!r}")
+    model = search.get("model")
+    if model is None:
+        return semantic, None
+    if not isinstance(model, str) or not model.strip():
+        raise ConfigError(f"{path}: [search] model must be a directory's path, not {model!r}")
+    if not semantic:
+        raise ConfigError(f"{path}: [search] model is the model of semantic search: set semantic = true with it")
+    return semantic, (path.parent / model).resolve()
 
 
 def _lint_ignore(path: Path, lint: object) -> tuple[str, ...]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from ..core.search import BM25Ranker, Hit, SearchDocument, words
@@ -21,8 +22,6 @@ from .vectors import decode, text_digest
 Vendored = Mapping[tuple[str, str], tuple[str, str]]  # (server, tool name) -> (text digest, encoded vector)
 
 DISTRIBUTION = minilm.DISTRIBUTION  # = the `semantic` extra of mcpvend
-PACKAGE = minilm.PACKAGE  # the module the model comes in
-MODEL = f"all-MiniLM-L6-v2 ({DISTRIBUTION}), mean pooled"  # what vendored vectors record: others' are not used
 DEFAULT_ALPHA = 0.3  # the weight of BM25F: best mean recall on the LiveMCPBench tasks (bench/search.py)
 DESCRIPTION_CHARS = 600  # what a tool does is said first; then come setup and caveats
 TOOL_CHARS = 1_000  # of server, name, description and parameters together: each token embedded costs index time
@@ -31,7 +30,11 @@ _DIGITS = 6  # scores are rounded so that a last-bit difference between BLAS ker
 
 
 class RankerUnavailable(ImportError):
-    """The hybrid ranker's model cannot be loaded: the `semantic` extra is missing, another release, or broken."""
+    """The hybrid ranker's model cannot be loaded: the `semantic` extra is missing, or a file was refused."""
+
+
+model_name = minilm.model_name  # `directory`: a local copy of the upstream model; None: mcpvend-minilm
+MODEL = model_name()  # the default model's: vectors of another are not used with it
 
 
 def _checked(alpha: float) -> float:
@@ -40,16 +43,18 @@ def _checked(alpha: float) -> float:
     return alpha
 
 
-@functools.cache
-def load_model() -> minilm.MiniLM:
-    """The model, from the files in its wheel only; one per process (it is read-only, and loading is
-    most of a ranker's cost)."""
+def load_model(directory: Path | None = None) -> minilm.MiniLM:
+    """The model, from its files only once each one's digest is checked; one per process and directory (it is
+    read-only, and loading is most of a ranker's cost). `directory`: a local copy of the upstream model."""
+    return _loaded(directory)
+
+
+@functools.cache  # keyed by the directory however it was passed: load_model() is load_model(None)
+def _loaded(directory: Path | None) -> minilm.MiniLM:
     try:
-        return minilm.load()
+        return minilm.load(minilm.source(directory))
     except minilm.ModelUnavailable as exc:
-        raise RankerUnavailable(
-            f"the hybrid ranker needs {DISTRIBUTION} ({exc}): pip install 'mcpvend[semantic]'"
-        ) from None
+        raise RankerUnavailable(f"the hybrid ranker cannot run: {exc}") from None
 
 
 def embedded_text(document: SearchDocument) -> str:
@@ -130,12 +135,14 @@ class HybridRanker:
 
 
 def hybrid(
-    alpha: float = DEFAULT_ALPHA, vendored: Vendored | None = None
+    alpha: float = DEFAULT_ALPHA, vendored: Vendored | None = None, model: str | Path | None = None
 ) -> Callable[[Sequence[SearchDocument]], HybridRanker]:
     """A factory of hybrid rankers, for `Catalog(ranker=...)` and `toolset(ranker=...)`.
 
-    The model is loaded here, so that a missing model fails when the toolset is made, with how to
-    install it, and not in the middle of a model's search.
+    `model`: a local copy of the upstream all-MiniLM-L6-v2 directory, used in place of mcpvend-minilm
+    (its files are checked against the upstream digests). The model is loaded here, so that a missing or
+    refused model fails when the toolset is made, saying why, and not in the middle of a model's search.
     """
     alpha = _checked(alpha)
-    return functools.partial(HybridRanker, model=load_model(), alpha=alpha, vendored=vendored)
+    loaded = load_model(None if model is None else Path(model))
+    return functools.partial(HybridRanker, model=loaded, alpha=alpha, vendored=vendored)
