@@ -42,8 +42,11 @@ $(MINILM_WHEEL): $(MINILM_SOURCE) minilm/pyproject.toml minilm/recipe.py minilm/
 ## minilm: build the weights package of the semantic extra (minilm/dist/), from the upstream files
 minilm: $(MINILM_WHEEL)
 
-$(VENV)/.installed: $(VENV)/.base $(MINILM_WHEEL)
+# The suite's SDK servers start as warm copies of one process per pytest worker (tests/servers/warm_start.py):
+# a .pth file in this venv hands a server over as its interpreter starts, where a starter serves it.
+$(VENV)/.installed: $(VENV)/.base $(MINILM_WHEEL) tests/servers/warm_start.py
 	$(BIN)/uv pip install --quiet --python $(BIN)/python -c constraints.txt -e ".[test]" $(MINILM_WHEEL)
+	$(BIN)/python tests/servers/warm_start.py --install
 	touch $@
 
 $(NODE_DIR)/node_modules/.installed: $(NODE_DIR)/package.json $(NODE_DIR)/package-lock.json

@@ -27,6 +27,7 @@ BENCHES = (
     "lint.py",
     "diff.py",
     "search.py",
+    "semantic_install.py",
     "runtime.py",
     "load.py",
     "strict.py",

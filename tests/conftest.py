@@ -69,8 +69,9 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 @pytest.fixture(scope="session", autouse=True)
 def warm_starts() -> Iterator[None]:
-    """This worker's warm starter (tests/servers/warm_start.py): the SDK servers of tests/servers that any
-    process of this worker starts skip the second of CPU their imports cost (about a fifth of the suite's)."""
+    """This worker's warm starter (tests/servers/warm_start.py): the SDK servers that any process of this worker
+    starts (those of tests/servers, mcp-server-time) skip the second of CPU their imports cost, where `make`
+    installed the starter's .pth file in the venv (elsewhere they start as usual)."""
     spec = importlib.util.spec_from_file_location("warm_start", SERVERS / "warm_start.py")
     assert spec is not None and spec.loader is not None
     warm_start = importlib.util.module_from_spec(spec)

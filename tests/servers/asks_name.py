@@ -8,9 +8,6 @@ over stdio (`python asks_name.py`) or streamable HTTP (`python asks_name.py --ht
 
 from __future__ import annotations
 
-import warm_start  # noqa: F401  first: the suite starts this server warm (tests/servers/warm_start.py)
-
-# isort: split
 import sys
 from typing import Annotated
 

@@ -8,9 +8,6 @@ prompt and system prompt); the tool list quotes nothing, so the server locks. Ru
 
 from __future__ import annotations
 
-import warm_start  # noqa: F401  first: the suite starts this server warm (tests/servers/warm_start.py)
-
-# isort: split
 import os
 from typing import Annotated
 

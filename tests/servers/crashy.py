@@ -12,9 +12,6 @@ environment it waits that long before it reads its first message (a server slow 
 
 from __future__ import annotations
 
-import warm_start  # noqa: F401  first: the suite starts this server warm (tests/servers/warm_start.py)
-
-# isort: split
 import asyncio
 import os
 import time

@@ -7,9 +7,6 @@ value at run time, and the interpreter that runs the server.
 
 from __future__ import annotations
 
-import warm_start  # noqa: F401  first: the suite starts this server warm (tests/servers/warm_start.py)
-
-# isort: split
 import os
 import sys
 

@@ -8,9 +8,6 @@ Run it over stdio: `python tests/servers/modern_rugpull.py`.
 
 from __future__ import annotations
 
-import warm_start  # noqa: F401  first: the suite starts this server warm (tests/servers/warm_start.py)
-
-# isort: split
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.types import ToolAnnotations
 

@@ -6,9 +6,6 @@ The SDK's low-level server, so that the schemas are listed as written. Run it ov
 
 from __future__ import annotations
 
-import warm_start  # noqa: F401  first: the suite starts this server warm (tests/servers/warm_start.py)
-
-# isort: split
 import json
 from typing import Any
 

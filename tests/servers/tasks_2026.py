@@ -9,9 +9,6 @@ races a poll); `add_up` has an output schema, `greet` asks for input. Run it: `p
 
 from __future__ import annotations
 
-import warm_start  # noqa: F401  first: the suite starts this server warm (tests/servers/warm_start.py)
-
-# isort: split
 import asyncio
 import os
 from datetime import timedelta

@@ -1,18 +1,22 @@
-"""A fast start for the suite's own SDK servers: the process a client starts hands its work to a warm copy.
+"""A fast start for the SDK servers the suite starts: the process a client starts hands its work to a warm copy.
 
-Each of these servers imports the `mcp` SDK first, about a second of CPU, and the suite starts them
-hundreds of times. A warm starter (one per pytest worker, started by `tests/conftest.py`) has imported
-the SDK once; for each start it forks a copy of itself that takes over the started process's stdin,
-stdout and stderr (the descriptors themselves, so nothing is relayed), its arguments, environment,
-working directory, umask and `sys.path`, and runs the script as `python SCRIPT` would. The started
-process stays what the client sees: it waits for the copy, passes on the signals it gets, and exits as
-the copy did; killed, it takes the copy with it (the starter kills a copy whose process is gone).
+Each of them imports the `mcp` SDK first, about a second of CPU, and the suite starts them hundreds of
+times: the servers of this directory, and `python -m mcp_server_time`. A warm starter (one per pytest
+worker, started by `tests/conftest.py`) has imported the SDK once; for each start it forks a copy of
+itself that takes over the started process's stdin, stdout and stderr (the descriptors themselves, so
+nothing is relayed), its arguments, environment, working directory, umask and `sys.path`, and runs the
+script or module as `python` would. The started process stays what the client sees: it waits for the
+copy, passes on the signals it gets, and exits as the copy did; killed, it takes the copy with it (the
+starter kills a copy whose process is gone).
 
-A server of this directory hands over by importing this module before anything else (`import warm_start`);
-where no starter serves its process tree (a server run by hand or by another program), or the starter's
-interpreter, flags or `sys.path` are not the process's own, the import returns and the script starts as usual.
+The hand-over happens as the interpreter starts, from a `.pth` file `make` puts in the checkout's venv
+(`python tests/servers/warm_start.py --install`), before the server's first import. Where no starter
+serves the process's tree (a server run by hand or by another program, or from another venv), or the
+starter's interpreter, flags or `sys.path` are not the process's own, it returns and the server starts as
+usual. The raw JSON-RPC servers (replay.py, drifting.py) import no SDK and start as they are.
 
     python tests/servers/warm_start.py --serve SOCKET   (the starter; it stops when its stdin closes)
+    python tests/servers/warm_start.py --install        (writes the .pth file into this interpreter's venv)
 """
 
 from __future__ import annotations
@@ -33,6 +37,10 @@ from pathlib import Path
 from typing import Any
 
 DIRECTORY = Path(f"/tmp/mcpvend-warm-start-{os.getuid()}")  # holds one socket per serving process: PID.sock
+SERVERS = Path(__file__).resolve().parent
+COLD = {"warm_start.py", "replay.py", "drifting.py"}  # this module, and the servers that import no SDK
+MODULES = {"mcp_server_time"}  # servers started as `python -m NAME`
+PTH = "zz-mcpvend-tests-warm-start.pth"  # sorted last: the venv's other .pth files have set sys.path by then
 FORWARDED = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1, signal.SIGUSR2)
 PRELOADED = (  # what the suite's servers import: one import here instead of one per start
     "anyio",
@@ -49,12 +57,12 @@ PRELOADED = (  # what the suite's servers import: one import here instead of one
 )
 
 
-def _interpreter() -> dict[str, Any]:
+def _interpreter(path: list[str]) -> dict[str, Any]:
     """What must be the same in a started process and the starter for a copy to be that process."""
     return {
         "executable": sys.executable,
         "flags": list(sys.flags),
-        "path": sys.path[1:],  # [0] is the script's directory
+        "path": path,  # without [0], the script's directory (the interpreter adds it after site runs)
         "hash_seed": os.environ.get("PYTHONHASHSEED"),
         "io_encoding": os.environ.get("PYTHONIOENCODING"),
     }
@@ -77,14 +85,31 @@ def _starter() -> Path | None:
     return None
 
 
-def hand_over() -> None:
-    """Become a stand-in for a warm copy of this process, or return (see the module's docstring)."""
+def _launch(argv: list[str]) -> dict[str, str] | None:
+    """What this process was started to run, if it is one of the servers a copy may run."""
+    if sys.orig_argv[1:2] == ["-m"] and sys.orig_argv[2:3] and sys.orig_argv[2] in MODULES:
+        return {"module": sys.orig_argv[2]}
+    script = Path(argv[0]).resolve() if argv and argv[0] not in ("", "-c", "-m") else None
+    if script is not None and script.parent == SERVERS and script.name not in COLD:
+        return {"script": argv[0]}
+    return None
+
+
+def hand_over(argv: list[str]) -> None:
+    """Become a stand-in for a warm copy of this process, or return (see the module's docstring).
+
+    `argv`: the process's `sys.argv` (runpy, which runs this module from the .pth file, sets its [0] meanwhile)."""
+    launch = _launch(argv)
+    if launch is None:
+        return
     path = _starter()
     if path is None:
         return
     request = {
-        **_interpreter(),
-        "argv": sys.argv,
+        **_interpreter(list(sys.path)),
+        **launch,
+        "argv": argv,
+        "orig_argv": sys.orig_argv,
         "cwd": os.getcwd(),
         "env": dict(os.environ),
         "umask": os.umask(0o022),
@@ -132,7 +157,9 @@ def _run_copy(request: dict[str, Any], fds: list[int]) -> None:
     os.environ.clear()
     os.environ.update(request["env"])
     sys.argv = list(request["argv"])
-    sys.path[:] = [str(Path(sys.argv[0]).resolve().parent), *request["path"]]
+    sys.orig_argv = list(request["orig_argv"])
+    first = os.getcwd() if "module" in request else str(Path(request["script"]).resolve().parent)
+    sys.path[:] = [first, *request["path"]]
     unbuffered = bool(os.environ.get("PYTHONUNBUFFERED"))  # the streams as the interpreter makes them for pipes
     sys.stdin = io.TextIOWrapper(io.BufferedReader(io.FileIO(0, "r", closefd=False)), encoding=sys.stdin.encoding)
     sys.stdout = io.TextIOWrapper(
@@ -147,7 +174,10 @@ def _run_copy(request: dict[str, Any], fds: list[int]) -> None:
     )
     code: int = 0
     try:
-        runpy.run_path(sys.argv[0], run_name="__main__")
+        if "module" in request:
+            runpy.run_module(request["module"], run_name="__main__", alter_sys=True)
+        else:
+            runpy.run_path(request["script"], run_name="__main__")
     except SystemExit as exit_:
         if exit_.code is None or isinstance(exit_.code, int):
             code = exit_.code or 0
@@ -169,7 +199,7 @@ class _Starter:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self.own = _interpreter()
+        self.own = _interpreter(sys.path[1:])
         self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self.listener.bind(str(path))
         self.listener.listen(64)
@@ -256,14 +286,34 @@ class _Starter:
 
 def serve(path: Path) -> None:
     """Fork a copy for each process that hands over; stop (and kill the copies) when stdin closes."""
-    sys.modules["warm_start"] = sys.modules[__name__]  # a copy's `import warm_start` finds this module, done
     for name in PRELOADED:
         __import__(name)
     _Starter(path).run()
 
 
+def install() -> Path:
+    """The .pth file, in this interpreter's site-packages: one line that hands a server over as it starts."""
+    import sysconfig
+
+    # One line, run by every interpreter of the venv: it costs a path comparison where it hands nothing over.
+    line = (
+        "import os, sys; "
+        f"(sys.orig_argv[1:2] == ['-m'] and sys.orig_argv[2:3] in {[[m] for m in sorted(MODULES)]!r} or "
+        f"os.path.dirname(os.path.realpath(sys.argv[0])) == {str(SERVERS)!r} "
+        f"and os.path.basename(sys.argv[0]) not in {sorted(COLD)!r}) and "
+        f"__import__('runpy').run_path({str(SERVERS / 'warm_start.py')!r}, {{'ARGV': sys.argv[:]}}, 'warm_start_hook')\n"
+    )
+    target = Path(sysconfig.get_paths()["purelib"]) / PTH
+    target.write_text(line, encoding="utf-8")
+    return target
+
+
 if __name__ == "__main__":
     if sys.argv[1:2] == ["--serve"] and len(sys.argv) == 3:
         serve(Path(sys.argv[2]))
-elif Path(sys.argv[0]).resolve().parent == Path(__file__).resolve().parent:  # imported by a server of this folder
-    hand_over()
+    elif sys.argv[1:] == ["--install"]:
+        print(install())
+    else:
+        sys.exit(__doc__)
+elif __name__ == "warm_start_hook":  # run by the .pth file as the interpreter starts, the process's argv given
+    hand_over(globals()["ARGV"])
