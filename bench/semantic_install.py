@@ -45,16 +45,20 @@ def main() -> None:
                 continue
             target = Path(scratch) / name
             command = [sys.executable, "-m", "pip", "download", "--quiet", "--disable-pip-version-check"]
-            command += ["--no-cache-dir", "--no-deps", "--only-binary", ":all:", "-d", str(target), f"{name}=={version}"]
+            command += ["--no-cache-dir", "--no-deps", "--only-binary", ":all:", "-d", str(target)]
+            command.append(f"{name}=={version}")
             subprocess.run(command, check=True, capture_output=True)
             sizes[name] = sum(f.stat().st_size for f in target.iterdir()) / 1e6
-    print(f'pip install "mcpvend[semantic]": downloads beyond the base install and numpy; python {sys.version.split()[0]}')
+    python = sys.version.split()[0]
+    print(f'pip install "mcpvend[semantic]": downloads beyond the base install and numpy; python {python}')
     for name in sorted(sizes):
         print(f"   {name:28} {added[name]:>12}  {sizes[name]:8.1f} MB")
     total = sum(sizes.values())
-    print(f"   {'total':28} {'':>12}  {total:8.1f} MB   (budget {BUDGET_MB:.0f} MB: {'within' if total <= BUDGET_MB else 'OVER'})")
+    verdict = "within" if total <= BUDGET_MB else "OVER"
+    print(f"   {'total':28} {'':>12}  {total:8.1f} MB   (budget {BUDGET_MB:.0f} MB: {verdict})")
     brought = sorted(NEVER & set(semantic))
-    print(f"   never brought: {', '.join(sorted(NEVER))}: {'none of them' if not brought else 'BROUGHT ' + ', '.join(brought)}")
+    said = "none of them" if not brought else "BROUGHT " + ", ".join(brought)
+    print(f"   never brought: {', '.join(sorted(NEVER))}: {said}")
     print(f"   numpy {semantic.get('numpy', '?')} (counted apart); the base install: {len(base)} packages")
 
 
