@@ -36,23 +36,29 @@ PY = sys.executable
 os.environ["PATH"] = f"{Path(PY).parent}{os.pathsep}{os.environ.get('PATH', '')}"
 
 # The files that take longest, started first: pytest-xdist hands whole files to its workers in collection
-# order, and a long file handed out last keeps one worker busy after the other is done (in bench/suite.py's
-# order of CPU seconds).
+# order, and a long file handed out last keeps one worker busy after the other is done (in the order of their
+# JUnit times in a `make test` run).
 LONG_FILES = (
-    "test_tasks.py",
-    "test_user_env.py",
     "test_generate.py",
-    "test_toolset.py",
+    "test_user_env.py",
     "test_serve.py",
+    "test_tasks.py",
+    "test_remote_servers.py",
     "test_readme.py",
-    "test_kill.py",
-    "test_input_required.py",
     "test_packaging.py",
-    "test_fuzz_shard2.py",
-    "test_fuzz.py",
-    "test_search_vectors.py",
+    "test_toolset.py",
+    "test_secrets.py",
+    "test_precommit.py",
+    "test_oauth_hardening.py",
+    "test_kill.py",
+    "test_conformance.py",
     "test_strict_roundtrip.py",
-    "test_env_at_run_time.py",
+    "test_input_required.py",
+    "test_semantic.py",
+    "test_search_vectors.py",
+    "test_bad_input.py",
+    "test_faults.py",
+    "test_minilm.py",
 )
 
 
