@@ -153,7 +153,11 @@ class CannedSession:
         return self.result
 
     async def send_request(
-        self, request: object, result_type: object, request_read_timeout_seconds: float | None = None
+        self,
+        request: object,
+        result_type: object,
+        request_read_timeout_seconds: float | None = None,
+        progress_callback: object = None,
     ) -> types.CallToolResult:
         return self.result  # the typed wrapper sends `tools/call` through the session's request API
 
