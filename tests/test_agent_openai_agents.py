@@ -6,25 +6,36 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import generated
 import pytest
-from agents import Agent, FunctionTool, ModelBehaviorError, Runner, set_tracing_disabled
-from agents.agent import MCPConfig
-from agents.mcp import MCPServerStdio, ToolFilterContext, ToolFilterStatic
-from agents.testing import ModelCall, ModelStep, ScriptedModel, assistant_message, function_call
-from mcp.types import Tool as MCPTool
 
 from conftest import SERVERS, node_server
 
-set_tracing_disabled(True)  # no OpenAI key: the SDK would try to export traces
+# The Agents SDK is imported inside the tests, not here: every xdist worker collects this module but
+# only one runs it, and importing the SDK costs seconds of CPU.
+if TYPE_CHECKING:
+    from agents import FunctionTool
+    from agents.agent import MCPConfig
+    from agents.mcp import ToolFilterContext, ToolFilterStatic
+    from agents.testing import ModelCall, ModelStep
+    from mcp.types import Tool as MCPTool
 
 pytestmark = pytest.mark.anyio
 META = {"search_tools", "list_categories", "browse_category", "get_tool_schema", "call_tool"}
 
 
+@pytest.fixture(autouse=True, scope="module")
+def _no_tracing() -> None:
+    from agents import set_tracing_disabled
+
+    set_tracing_disabled(True)  # no OpenAI key: the SDK would try to export traces
+
+
 def tools(call: ModelCall) -> dict[str, FunctionTool]:
+    from agents import FunctionTool
+
     return {t.name: t for t in call.tools if isinstance(t, FunctionTool)}
 
 
@@ -36,10 +47,15 @@ def last_output(call: ModelCall) -> str:
 
 
 def step(respond: Any) -> ModelStep:
+    from agents.testing import ModelStep
+
     return ModelStep.respond(respond)
 
 
 async def test_routed_search_lists_the_found_tool_next_turn_and_errors_reach_the_model() -> None:
+    from agents import Agent, Runner
+    from agents.testing import ScriptedModel, assistant_message, function_call
+
     def search(call: ModelCall) -> Any:
         assert set(tools(call)) == META
         return [function_call("search_tools", {"query": "current time in a timezone", "limit": 3}, call_id="c1")]
@@ -77,6 +93,9 @@ async def test_routed_search_lists_the_found_tool_next_turn_and_errors_reach_the
 
 
 async def test_strict_schemas_are_sent_strict_and_nulls_are_undone() -> None:
+    from agents import Agent, Runner
+    from agents.testing import ScriptedModel, assistant_message, function_call
+
     def convert(call: ModelCall) -> Any:
         tool = tools(call)["demo__convert_temperature"]
         assert tool.strict_json_schema is True
@@ -102,6 +121,9 @@ async def test_strict_schemas_are_sent_strict_and_nulls_are_undone() -> None:
 
 
 async def test_destructive_tools_wait_for_approval() -> None:
+    from agents import Agent, Runner
+    from agents.testing import ScriptedModel, assistant_message, function_call
+
     cancel = "demo__cancel_booking"
 
     def read_then_destroy(call: ModelCall) -> Any:
@@ -128,6 +150,9 @@ async def test_destructive_tools_wait_for_approval() -> None:
 
 
 async def test_call_tool_cannot_reach_a_tool_that_needs_approval() -> None:
+    from agents import Agent, Runner
+    from agents.testing import ScriptedModel, assistant_message, function_call
+
     cancel = "demo__cancel_booking"
 
     def through_call_tool(call: ModelCall) -> Any:
@@ -155,6 +180,9 @@ async def test_call_tool_cannot_reach_a_tool_that_needs_approval() -> None:
 
 
 async def test_a_name_not_listed_gets_mcpvends_answer_with_the_run_config_helper() -> None:
+    from agents import Agent, Runner
+    from agents.testing import ScriptedModel, assistant_message, function_call
+
     def unsearched(call: ModelCall) -> Any:
         assert "time__get_current_time" not in tools(call)
         return [function_call("time__get_current_time", {"timezone": "UTC"}, call_id="c1")]  # never searched
@@ -182,6 +210,9 @@ async def test_a_name_not_listed_gets_mcpvends_answer_with_the_run_config_helper
 
 
 async def test_without_the_helper_the_sdk_ends_the_run_on_a_name_not_listed() -> None:
+    from agents import Agent, ModelBehaviorError, Runner
+    from agents.testing import ScriptedModel, function_call
+
     def unsearched(call: ModelCall) -> Any:
         return [function_call("time__get_current_time", {"timezone": "UTC"}, call_id="c1")]
 
@@ -200,6 +231,9 @@ def output(call: ModelCall, call_id: str) -> str:
 
 
 async def test_with_server_prefixed_names_mcpvend_speaks_the_names_the_sdk_shows() -> None:
+    from agents import Agent, Runner
+    from agents.testing import ScriptedModel, assistant_message, function_call
+
     shown = "mcp_mcpvend__time__get_current_time"
 
     def search(call: ModelCall) -> Any:
@@ -233,6 +267,9 @@ async def test_with_server_prefixed_names_mcpvend_speaks_the_names_the_sdk_shows
 
 
 async def test_a_prefixed_name_not_listed_gets_mcpvends_answer_in_the_sdks_names() -> None:
+    from agents import Agent, Runner
+    from agents.testing import ScriptedModel, assistant_message, function_call
+
     def unsearched(call: ModelCall) -> Any:
         return [function_call("mcp_mcpvend__time__get_current_time", {"timezone": "UTC"}, call_id="c1")]
 
@@ -251,6 +288,9 @@ async def test_a_prefixed_name_not_listed_gets_mcpvends_answer_in_the_sdks_names
 
 
 async def test_two_runs_of_one_agent_do_not_share_found_tools_and_a_continued_one_finds_them_again() -> None:
+    from agents import Agent, Runner
+    from agents.testing import ScriptedModel, assistant_message, function_call
+
     found = "time__get_current_time"
 
     def search(call: ModelCall) -> Any:
@@ -278,6 +318,8 @@ async def test_two_runs_of_one_agent_do_not_share_found_tools_and_a_continued_on
 
 
 async def test_list_tools_keeps_what_the_sdks_own_server_keeps() -> None:
+    from agents.mcp import MCPServerStdio
+
     own = MCPServerStdio({"command": sys.executable, "args": [str(SERVERS / "demo.py")]}, name="demo")
     async with own, generated.toolset(["demo"], mode="direct") as ts, ts.for_openai_agents() as server:
         theirs = {tool.name: tool for tool in await own.list_tools()}["convert_temperature"]
@@ -288,6 +330,9 @@ async def test_list_tools_keeps_what_the_sdks_own_server_keeps() -> None:
 
 @pytest.mark.parametrize(("use", "expected"), [(False, "212.00 fahrenheit"), (True, '{"result": "212.00 fahrenheit"}')])
 async def test_use_structured_content_hands_the_model_the_structured_result(use: bool, expected: str) -> None:
+    from agents import Agent, Runner
+    from agents.testing import ScriptedModel, assistant_message, function_call
+
     def convert(call: ModelCall) -> Any:
         return [function_call("demo__convert_temperature", {"value": 100, "to": "fahrenheit"}, call_id="c1")]
 
@@ -303,6 +348,9 @@ async def test_use_structured_content_hands_the_model_the_structured_result(use:
 
 
 async def test_a_static_tool_filter_lists_only_the_allowed_tools() -> None:
+    from agents import Agent, Runner
+    from agents.testing import ScriptedModel, assistant_message
+
     def listed(call: ModelCall) -> Any:
         assert set(tools(call)) == {"demo__convert_temperature"}
         return [assistant_message("done")]
@@ -319,6 +367,9 @@ async def test_a_static_tool_filter_lists_only_the_allowed_tools() -> None:
 
 
 async def test_a_tool_filter_also_keeps_call_tool_and_the_run_config_from_the_tools_it_hides() -> None:
+    from agents import Agent, Runner
+    from agents.testing import ScriptedModel, assistant_message, function_call
+
     cancel = "demo__cancel_booking"
 
     def not_destructive(context: ToolFilterContext, tool: MCPTool) -> bool:
@@ -348,6 +399,9 @@ async def test_a_tool_filter_also_keeps_call_tool_and_the_run_config_from_the_to
 
 
 async def test_cache_tools_list_keeps_each_tool_and_still_lists_what_the_run_found() -> None:
+    from agents import Agent, Runner
+    from agents.testing import ScriptedModel, assistant_message, function_call
+
     found = "time__get_current_time"
 
     def search(call: ModelCall) -> Any:
@@ -370,6 +424,9 @@ async def test_cache_tools_list_keeps_each_tool_and_still_lists_what_the_run_fou
 
 
 async def test_a_prefixed_name_longer_than_the_sdk_allows_is_spoken_as_the_sdk_cuts_it() -> None:
+    from agents import Agent, Runner
+    from agents.testing import ScriptedModel, assistant_message, function_call
+
     def search(call: ModelCall) -> Any:
         (search_tools,) = [name for name in tools(call) if "search_tools" in name]
         return [function_call(search_tools, {"query": "current time in a timezone", "limit": 1}, call_id="c1")]

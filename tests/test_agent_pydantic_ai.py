@@ -9,45 +9,37 @@ from __future__ import annotations
 
 import importlib
 import json
-from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
-from pydantic_ai import (
-    Agent,
-    DeferredToolRequests,
-    DeferredToolResults,
-    RunContext,
-    ToolDenied,
-    ToolReturn,
-    UnexpectedModelBehavior,
-    UserError,
-)
-from pydantic_ai.messages import (
-    ModelMessage,
-    ModelRequest,
-    ModelResponse,
-    TextPart,
-    ToolCallPart,
-    ToolReturnPart,
-)
-from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from conftest import REPO
+
+# pydantic-ai is imported inside the tests that use it: every xdist worker collects this module but only
+# one runs it, and importing pydantic-ai costs seconds of CPU.
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from pydantic_ai import ModelMessage, ModelResponse, RunContext
+    from pydantic_ai.models.function import AgentInfo, FunctionModel
+
+    Step = Callable[[list[ModelMessage], AgentInfo], ModelResponse]
 
 pytestmark = pytest.mark.anyio
 generated: Any = importlib.import_module("generated")
 ROUTED = {"search_tools", "call_tool"}  # pydantic-ai's tool search, and mcpvend's call_tool
 CONVERT = "demo__convert_temperature"
 
-Step = Callable[[list[ModelMessage], AgentInfo], ModelResponse]
-
 
 def call(name: str, arguments: dict[str, Any]) -> ModelResponse:
+    from pydantic_ai import ModelResponse, ToolCallPart
+
     return ModelResponse(parts=[ToolCallPart(name, arguments)])
 
 
 def done(text: str = "done") -> ModelResponse:
+    from pydantic_ai import ModelResponse, TextPart
+
     return ModelResponse(parts=[TextPart(text)])
 
 
@@ -57,11 +49,15 @@ def listed(info: AgentInfo) -> set[str]:
 
 def last_part(messages: list[ModelMessage]) -> Any:
     """The last tool result or retry prompt (pydantic-ai may add a note on newly listed tools after it)."""
+    from pydantic_ai import ToolReturnPart
+
     return next(p for p in reversed(messages[-1].parts) if isinstance(p, ToolReturnPart))
 
 
 def retried(part: Any) -> str:
     """The feedback of a call the model must make again (a ModelRetry, or arguments that failed validation)."""
+    from pydantic_ai import ToolReturnPart
+
     assert isinstance(part, ToolReturnPart) and part.outcome == "retried", part
     return part.model_response_str()
 
@@ -78,10 +74,14 @@ class Script:
         return self.steps.pop(0)(messages, info)
 
     def model(self) -> FunctionModel:
+        from pydantic_ai.models.function import FunctionModel
+
         return FunctionModel(self)
 
 
 async def test_routed_hands_pydantic_ai_the_catalog_deferred_for_its_tool_search_with_mcpvend_ranking() -> None:
+    from pydantic_ai import Agent, ToolReturnPart
+
     def search(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
         assert listed(info) == ROUTED  # routed: the catalog is deferred, only call_tool and the search listed
         return call("search_tools", {"queries": ["current time in a timezone"]})
@@ -125,6 +125,8 @@ async def test_routed_hands_pydantic_ai_the_catalog_deferred_for_its_tool_search
 
 
 async def test_without_mcpvend_search_pydantic_ai_search_still_finds_and_refuses_an_unsearched_name() -> None:
+    from pydantic_ai import Agent
+
     def unsearched(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
         assert listed(info) == {"call_tool"}  # FunctionModel has pydantic-ai's native search: withheld tools
         return call("time__get_current_time", {"timezone": "UTC"})
@@ -146,6 +148,8 @@ async def test_without_mcpvend_search_pydantic_ai_search_still_finds_and_refuses
 
 @pytest.mark.parametrize("mode", ["direct", "compact"])
 async def test_direct_and_compact_modes_list_every_tool_and_recover_from_invalid_arguments(mode: str) -> None:
+    from pydantic_ai import Agent
+
     def call_without_arguments(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
         assert {"time__get_current_time", "time__convert_time"} <= listed(info)
         assert ("get_tool_schema" in listed(info)) == (mode == "compact")
@@ -169,6 +173,8 @@ async def test_direct_and_compact_modes_list_every_tool_and_recover_from_invalid
 
 
 async def test_each_run_has_its_own_found_tools_and_a_continued_conversation_keeps_them() -> None:
+    from pydantic_ai import Agent
+
     found = "time__get_current_time"
 
     def search(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
@@ -194,6 +200,8 @@ async def test_each_run_has_its_own_found_tools_and_a_continued_conversation_kee
 
 
 async def test_destructive_tools_wait_for_approval_and_call_tool_sends_the_model_to_them() -> None:
+    from pydantic_ai import Agent, DeferredToolRequests, DeferredToolResults, ToolReturnPart
+
     cancel = "demo__cancel_booking"
 
     def through_call_tool(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
@@ -225,6 +233,8 @@ async def test_destructive_tools_wait_for_approval_and_call_tool_sends_the_model
 
 
 async def test_a_read_only_tool_needs_no_approval_and_strict_definitions_are_marked() -> None:
+    from pydantic_ai import Agent
+
     def convert(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
         strict = {t.name: t.strict for t in info.function_tools}
         assert strict["demo__convert_temperature"] is True
@@ -244,6 +254,8 @@ async def test_a_read_only_tool_needs_no_approval_and_strict_definitions_are_mar
 
 
 async def test_code_mode_offers_run_code_and_the_agent_runs_it() -> None:
+    from pydantic_ai import Agent
+
     code = "now = await time__get_current_time(timezone='Asia/Tokyo')\nnow['timezone']"
 
     def write_code(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
@@ -263,6 +275,8 @@ async def test_code_mode_offers_run_code_and_the_agent_runs_it() -> None:
 
 
 async def test_routed_counts_retries_per_tool_the_model_named_not_pooled_under_call_tool() -> None:
+    from pydantic_ai import Agent, UnexpectedModelBehavior
+
     def bad_convert(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
         return call(CONVERT, {"value": "hot"})  # unsearched, so run through call_tool, with wrong arguments
 
@@ -293,6 +307,8 @@ async def test_routed_counts_retries_per_tool_the_model_named_not_pooled_under_c
 
 
 async def test_a_prefixed_toolset_is_searched_and_called_by_its_prefixed_names() -> None:
+    from pydantic_ai import Agent
+
     current = "x_time__get_current_time"
 
     def search(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
@@ -323,6 +339,8 @@ async def test_a_prefixed_toolset_is_searched_and_called_by_its_prefixed_names()
 
 
 async def test_call_tool_reaches_a_tool_only_through_the_filters_and_approvals_wrapped_around_it() -> None:
+    from pydantic_ai import Agent, DeferredToolRequests
+
     cancel = "demo__cancel_booking"
 
     def filtered_out(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
@@ -355,6 +373,8 @@ async def test_call_tool_reaches_a_tool_only_through_the_filters_and_approvals_w
 
 
 async def test_process_tool_call_sees_and_may_change_each_call_direct_or_through_call_tool() -> None:
+    from pydantic_ai import Agent, ToolReturn
+
     seen: list[tuple[str, dict[str, Any]]] = []
 
     async def process_tool_call(ctx: RunContext[Any], call_tool: Any, name: str, args: dict[str, Any]) -> Any:
@@ -384,6 +404,17 @@ async def test_process_tool_call_sees_and_may_change_each_call_direct_or_through
 
 
 async def test_approval_needs_deferred_output_and_approves_or_denies_each_call() -> None:
+    from pydantic_ai import (
+        Agent,
+        DeferredToolRequests,
+        DeferredToolResults,
+        ModelResponse,
+        ToolCallPart,
+        ToolDenied,
+        ToolReturnPart,
+        UserError,
+    )
+
     cancel = "demo__cancel_booking"
 
     def cancel_two(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
@@ -412,6 +443,8 @@ async def test_approval_needs_deferred_output_and_approves_or_denies_each_call()
 
 @pytest.mark.parametrize("include", [True, None])
 async def test_include_return_schema_gives_the_model_each_tool_output_schema(include: bool | None) -> None:
+    from pydantic_ai import Agent
+
     def check(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
         tool = next(t for t in info.function_tools if t.name == "time__get_current_time")
         shown = json.dumps(tool.return_schema) if tool.return_schema else tool.description or ""
@@ -427,6 +460,8 @@ async def test_include_return_schema_gives_the_model_each_tool_output_schema(inc
 
 @pytest.mark.parametrize("include", [True, False])
 async def test_include_instructions_gives_the_model_the_servers_reviewed_instructions(include: bool) -> None:
+    from pydantic_ai import Agent, ModelRequest
+
     reviewed = json.loads((REPO / "lockfiles" / "demo.lock.json").read_text(encoding="utf-8"))["server"]["instructions"]
 
     def check(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:

@@ -11,10 +11,6 @@ import typing
 from typing import Any
 
 import pytest
-from anthropic.types import ToolParam, ToolResultBlockParam, ToolSearchToolBm25_20251119Param
-from openai.types.chat import ChatCompletionToolMessageParam, ChatCompletionToolParam
-from openai.types.responses import FunctionToolParam, ToolSearchToolParam
-from openai.types.shared_params import FunctionDefinition
 from pydantic import TypeAdapter
 
 from conftest import corpus_servers
@@ -22,6 +18,9 @@ from mcpvend.runtime.core.catalog import Catalog, Entry
 from mcpvend.runtime.core.names import PROVIDER_NAME
 from mcpvend.runtime.core.results import ModelResult
 from mcpvend.runtime.toolset import ToolSet
+
+# The SDKs' types are imported inside the tests, not here: every xdist worker collects this module but
+# only one runs it, and importing openai or anthropic costs seconds of CPU.
 
 MODES = ("direct", "compact", "routed")
 
@@ -51,6 +50,9 @@ STRICT = (False, True)
 @pytest.mark.parametrize("strict", STRICT, ids=["plain", "strict"])
 @pytest.mark.parametrize("ts", TOOLSETS, ids=MODES)
 def test_openai_specs_match_the_sdk_types(ts: ToolSet, strict: bool) -> None:
+    from openai.types.chat import ChatCompletionToolParam
+    from openai.types.shared_params import FunctionDefinition
+
     adapter = TypeAdapter(ChatCompletionToolParam)
     specs = ts.tool_specs("openai", strict=strict)
     assert len(specs) >= 5
@@ -66,6 +68,8 @@ def test_openai_specs_match_the_sdk_types(ts: ToolSet, strict: bool) -> None:
 @pytest.mark.parametrize("strict", STRICT, ids=["plain", "strict"])
 @pytest.mark.parametrize("ts", TOOLSETS, ids=MODES)
 def test_openai_responses_specs_match_the_sdk_types(ts: ToolSet, strict: bool) -> None:
+    from openai.types.responses import FunctionToolParam
+
     adapter = TypeAdapter(FunctionToolParam)
     specs = ts.tool_specs("openai-responses", strict=strict)
     for spec in specs:
@@ -78,6 +82,8 @@ def test_openai_responses_specs_match_the_sdk_types(ts: ToolSet, strict: bool) -
 @pytest.mark.parametrize("strict", STRICT, ids=["plain", "strict"])
 @pytest.mark.parametrize("ts", TOOLSETS, ids=MODES)
 def test_anthropic_specs_match_the_sdk_types(ts: ToolSet, strict: bool) -> None:
+    from anthropic.types import ToolParam
+
     adapter = TypeAdapter(ToolParam)
     specs = ts.tool_specs("anthropic", strict=strict)
     for spec in specs:
@@ -89,6 +95,9 @@ def test_anthropic_specs_match_the_sdk_types(ts: ToolSet, strict: bool) -> None:
 
 def test_the_types_catch_a_bad_spec() -> None:
     """The check above can fail: a spec missing its name, or with a stray key, is refused."""
+    from anthropic.types import ToolParam
+    from openai.types.responses import FunctionToolParam
+
     with pytest.raises(ValueError, match="name"):
         TypeAdapter(ToolParam).validate_python({"input_schema": {"type": "object"}})
     with pytest.raises(AssertionError):
@@ -98,6 +107,9 @@ def test_the_types_catch_a_bad_spec() -> None:
 
 
 def test_result_messages_match_the_sdk_types() -> None:
+    from anthropic.types import ToolResultBlockParam
+    from openai.types.chat import ChatCompletionToolMessageParam
+
     result = ModelResult(text="it failed", is_error=True)
     message = result.openai_message("call_1")
     TypeAdapter(ChatCompletionToolMessageParam).validate_python(message)
@@ -111,6 +123,9 @@ def test_result_messages_match_the_sdk_types() -> None:
 @pytest.mark.parametrize("ts", TOOLSETS, ids=MODES)
 def test_deferred_specs_follow_the_providers_tool_search_rules(ts: ToolSet) -> None:
     """The whole catalog, each tool marked `defer_loading`, after the provider's own tool search (never deferred)."""
+    from anthropic.types import ToolParam, ToolSearchToolBm25_20251119Param
+    from openai.types.responses import FunctionToolParam, ToolSearchToolParam
+
     catalog = {e.provider for e in ts.catalog.entries}
     anthropic = ts.tool_specs("anthropic", deferred=True)
     assert anthropic[0] == {"type": "tool_search_tool_bm25_20251119", "name": "tool_search_tool_bm25"}

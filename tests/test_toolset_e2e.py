@@ -16,10 +16,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
-from openai.types.chat import ChatCompletionToolMessageParam
 from pydantic import TypeAdapter
 
 from conftest import REPO, node_server
+
+# openai's type is imported inside the test, not here: every xdist worker collects this module but
+# only one runs it, and importing openai costs seconds of CPU.
 
 pytestmark = pytest.mark.anyio
 if str(REPO) not in sys.path:
@@ -91,6 +93,8 @@ SCRIPT: list[Step] = [
 
 
 async def test_a_scripted_model_searches_reads_the_schema_recovers_and_calls_by_real_name() -> None:
+    from openai.types.chat import ChatCompletionToolMessageParam
+
     node_server("server-everything")
     generated = importlib.import_module("generated")
     validate = TypeAdapter(ChatCompletionToolMessageParam).validate_python
