@@ -45,16 +45,23 @@ async def where_ran(label: str) -> str:
     return f"{label}: {'task' if get_task_context() is not None else 'inline'}"
 
 
+def leave(name: str, text: str) -> None:
+    """Write a file the tests read, whole or not at all: a test polling for it never reads it half-written."""
+    partial = WORK / f".{name}.partial"
+    partial.write_text(text, encoding="utf-8")
+    partial.replace(WORK / name)
+
+
 @server.tool(task=TaskConfig(mode="required", poll_interval=POLL))
 async def slow(label: str, seconds: float = 30.0) -> str:
     """Sleep, leaving `LABEL-started` (this process's id) and `LABEL-ended` ("cancelled" or "finished")."""
-    (WORK / f"{label}-started").write_text(str(os.getpid()), encoding="utf-8")
+    leave(f"{label}-started", str(os.getpid()))
     try:
         await asyncio.sleep(seconds)
     except asyncio.CancelledError:
-        (WORK / f"{label}-ended").write_text("cancelled", encoding="utf-8")
+        leave(f"{label}-ended", "cancelled")
         raise
-    (WORK / f"{label}-ended").write_text("finished", encoding="utf-8")
+    leave(f"{label}-ended", "finished")
     return "slept"
 
 
