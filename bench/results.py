@@ -4,7 +4,10 @@ Each figure means little without where it was measured, so the file starts with 
 holds each script's own output verbatim. A script that fails is recorded as failed (with its
 stderr tail) and the exit code is 1, so a broken benchmark cannot go unnoticed.
 
-Usage: python bench/results.py [SCRIPT ...]   (default: every script in BENCHES, in order)
+Usage: python bench/results.py [SCRIPT ...]
+With no script, every script in BENCHES, in order, and the file is written anew. With scripts named,
+those run again and replace their own sections of the file, each saying when and at which commit; the
+rest of the file stays as it was.
 """
 
 from __future__ import annotations
@@ -61,9 +64,13 @@ def versions() -> list[str]:
             found.append(f"{package} (not installed)")
     node = subprocess.run(["node", "--version"], capture_output=True, text=True, check=False).stdout.strip()
     found.append(f"node {node or '(not found)'}")
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True)
-    found.append(f"mcpvend commit {commit.stdout.strip() or 'unknown'}")
+    found.append(f"mcpvend commit {commit()}")
     return found
+
+
+def commit() -> str:
+    done = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True)
+    return done.stdout.strip() or "unknown"
 
 
 def _read(path: str) -> str:
@@ -84,31 +91,55 @@ def run(script: str) -> tuple[str, bool, float]:
     return output, done.returncode == 0, elapsed
 
 
+def section(script: str, output: str, elapsed: float, rerun: str = "") -> str:
+    return "\n".join([f"## bench/{script} ({elapsed:.0f} s{rerun})", "", "```", output, "```", ""])
+
+
+def replace_section(text: str, script: str, new: str) -> str:
+    """`text` with the section of `script` replaced by `new` (appended if it had none)."""
+    heading = f"## bench/{script} ("
+    start = text.find(heading)
+    if start < 0:
+        return f"{text.rstrip()}\n\n{new}"
+    end = text.find("\n## ", start + len(heading))
+    return text[:start] + new + ("\n" + text[end + 1 :] if end >= 0 else "")
+
+
 def main() -> None:
-    scripts = tuple(sys.argv[1:]) or BENCHES
+    rerun = tuple(sys.argv[1:])
+    results = REPO / "bench" / "RESULTS.md"
     now = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
-    lines = [
-        "# Benchmark results",
-        "",
-        "Written by `make bench` (`python bench/results.py`); every figure below is the verbatim output",
-        "of one script in `bench/`. Medians unless a script says otherwise.",
-        "",
-        f"- date: {now}",
-        *(f"- machine: {line}" for line in machine()),
-        f"- versions: {', '.join(versions())}",
-        "",
-    ]
-    ok = True
-    for script in scripts:
+    ok, sections = True, {}
+    for script in rerun or BENCHES:
         print(f"running bench/{script} ...", file=sys.stderr, flush=True)
         output, passed, elapsed = run(script)
         ok = ok and passed
-        lines += [f"## bench/{script} ({elapsed:.0f} s)", "", "```", output, "```", ""]
-    if FUZZ or KILLS:
-        figures = "\n\n".join(path.read_text(encoding="utf-8").rstrip() for path in (*FUZZ, *KILLS))
-        lines += ["## Long profile (last run of `make long`: fuzz shards, kill tests)", "", "```", figures, "```", ""]
-    (REPO / "bench" / "RESULTS.md").write_text("\n".join(lines), encoding="utf-8")
-    print(f"wrote bench/RESULTS.md ({len(scripts)} scripts)", file=sys.stderr)
+        sections[script] = (output, elapsed)
+    if rerun and results.exists():
+        text = results.read_text(encoding="utf-8")
+        when = f"; re-run {now} at {commit()}"
+        for script, (output, elapsed) in sections.items():
+            text = replace_section(text, script, section(script, output, elapsed, when))
+        results.write_text(text, encoding="utf-8")
+    else:
+        lines = [
+            "# Benchmark results",
+            "",
+            "Written by `make bench` (`python bench/results.py`); every figure below is the verbatim output",
+            "of one script in `bench/`. Medians unless a script says otherwise.",
+            "",
+            f"- date: {now}",
+            *(f"- machine: {line}" for line in machine()),
+            f"- versions: {', '.join(versions())}",
+            "",
+            *(section(script, output, elapsed) for script, (output, elapsed) in sections.items()),
+        ]
+        if FUZZ or KILLS:
+            figures = "\n\n".join(path.read_text(encoding="utf-8").rstrip() for path in (*FUZZ, *KILLS))
+            heading = "## Long profile (last run of `make long`: fuzz shards, kill tests)"
+            lines += [heading, "", "```", figures, "```", ""]
+        results.write_text("\n".join(lines), encoding="utf-8")
+    print(f"wrote bench/RESULTS.md ({len(sections)} scripts)", file=sys.stderr)
     sys.exit(0 if ok else 1)
 
 
