@@ -91,8 +91,8 @@ def run(script: str) -> tuple[str, bool, float]:
     return output, done.returncode == 0, elapsed
 
 
-def section(script: str, output: str, elapsed: float, rerun: str = "") -> str:
-    return "\n".join([f"## bench/{script} ({elapsed:.0f} s{rerun})", "", "```", output, "```", ""])
+def section(script: str, output: str, elapsed: float, note: str = "") -> str:
+    return "\n".join([f"## bench/{script} ({elapsed:.0f} s{note})", "", "```", output, "```", ""])
 
 
 def replace_section(text: str, script: str, new: str) -> str:
