@@ -3,7 +3,8 @@
 Wall time depends on the machine, so it is normalised by a fixed amount of pure-Python work timed just
 before and just after: a 20-million-iteration loop, which takes about 1.07 s on the reference machine.
 normalised = wall x 1.07 / (the loop's mean). Load that changes during the run is not removed by this:
-measure on a quiet machine.
+measure on a quiet machine. The CPU time of everything `make test` ran and waited for (user + sys) is
+printed beside it, normalised the same way: another machine's load moves it less than it moves wall time.
 
 Usage: python bench/suite.py [--keep DIR]   (clones HEAD of this repository into a temporary directory)
 """
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -37,6 +39,12 @@ def loop() -> float:
     return float(subprocess.run([sys.executable, "-c", LOOP], capture_output=True, text=True, check=True).stdout)
 
 
+def cpu_of_children() -> float:
+    """User + sys seconds of the processes this one has waited for, their own waited-for children included."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--keep", type=Path, help="clone into DIR and keep it (default: a temporary directory)")
@@ -45,11 +53,13 @@ def main() -> None:
         clone = args.keep or Path(scratch) / "mcpvend"
         subprocess.run(["git", "clone", "--quiet", str(REPO), str(clone)], check=True)
         before = loop()
+        spent = cpu_of_children()
         start = time.perf_counter()
         run = subprocess.run(
             ["make", "test"], cwd=clone, env={**os.environ, "CI": "true"}, capture_output=True, text=True
         )
         wall = time.perf_counter() - start
+        cpu = cpu_of_children() - spent
         after = loop()
     tail = [line for line in run.stdout.splitlines() if " passed" in line or " failed" in line][-1:]
     failed = [line for line in run.stdout.splitlines() if line.startswith(("FAILED ", "ERROR "))]
@@ -59,6 +69,7 @@ def main() -> None:
     print(f"   wall                      {wall:8.1f} s")
     print(f"   loop before / after       {before:8.3f} s / {after:.3f} s  (reference {REFERENCE_LOOP} s)")
     print(f"   normalised                {wall * REFERENCE_LOOP / mean:8.1f} s  (target <= 360 s)")
+    print(f"   CPU, user + sys           {cpu:8.1f} s  (normalised {cpu * REFERENCE_LOOP / mean:.1f} s)")
     for line in failed:
         print(f"   {line[:300]}")
 
