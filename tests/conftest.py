@@ -62,6 +62,19 @@ LONG_FILES = (
 )
 
 
+def _warm_start() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("warm_start", SERVERS / "warm_start.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+warm_start = _warm_start()
+# For a child process that a test SIGKILLs and then reads what it left: it starts cold (see warm_start.py).
+COLD_START = {warm_start.COLD_START: "1"}
+
+
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     """One worker more than cores (`-n auto`): a worker waiting on a server process or a timeout leaves its core
     idle, and a third keeps two busy (measured: 375 s against 401-430 s on 2 cores)."""
@@ -75,27 +88,32 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 @pytest.fixture(scope="session", autouse=True)
 def warm_starts() -> Iterator[None]:
-    """This worker's warm starter (tests/servers/warm_start.py): the SDK servers that any process of this worker
-    starts (those of tests/servers, mcp-server-time) skip the second of CPU their imports cost, where `make`
-    installed the starter's .pth file in the venv (elsewhere they start as usual)."""
-    spec = importlib.util.spec_from_file_location("warm_start", SERVERS / "warm_start.py")
-    assert spec is not None and spec.loader is not None
-    warm_start = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(warm_start)
+    """This worker's warm starters (tests/servers/warm_start.py): the SDK servers and the CLI processes that
+    any process of this worker starts (those of tests/servers, mcp-server-time, `python -m mcpvend`) skip the
+    second of CPU their imports cost, where `make` installed the starter's .pth file in the venv (elsewhere
+    they start as usual). One in the environment the SDK gives a server, one in this worker's: a copy's
+    interpreter is the started process's, and the two differ in their UTF-8 mode."""
     warm_start.DIRECTORY.mkdir(mode=0o700, exist_ok=True)
-    socket_path = warm_start.DIRECTORY / f"{os.getpid()}.sock"
-    socket_path.unlink(missing_ok=True)
-    starter = subprocess.Popen(  # in the environment the SDK gives a server: its copies' interpreter is theirs
-        [PY, str(SERVERS / "warm_start.py"), "--serve", str(socket_path)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        env=mcp.client.stdio.get_default_environment(),
-    )
-    assert starter.stdin is not None and starter.stdout is not None
-    assert starter.stdout.readline() == b"ready\n", "the warm starter did not start"
+    for stale in warm_start.DIRECTORY.glob(f"{os.getpid()}-*.sock"):  # an earlier process's of this PID
+        stale.unlink(missing_ok=True)
+    starters = []
+    for environ in (mcp.client.stdio.get_default_environment(), dict(os.environ)):
+        starter = subprocess.Popen(
+            [PY, str(SERVERS / "warm_start.py"), "--serve", str(os.getpid())],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            env=environ,
+        )
+        assert starter.stdin is not None and starter.stdout is not None
+        said = starter.stdout.readline()
+        assert said in (b"ready\n", b"served\n"), "a warm starter did not start"
+        starters.append(starter)
     yield
-    starter.stdin.close()  # it kills what copies still run, removes its socket and exits
-    starter.wait(timeout=60)
+    for starter in starters:
+        assert starter.stdin is not None
+        starter.stdin.close()  # it kills what copies still run, removes its socket and exits
+    for starter in starters:
+        starter.wait(timeout=60)
 
 
 def node_server(package: str) -> Path:

@@ -21,6 +21,7 @@ import pytest
 from syrupy.assertion import SnapshotAssertion
 
 from conftest import (
+    COLD_START,
     PY,
     REPO,
     corpus_servers,
@@ -377,7 +378,10 @@ def test_sigkill_mid_generate_leaves_the_old_or_the_new_output(tmp_path: Path) -
     changed = {**servers, first: [*servers[first], {"name": "zz_new", "inputSchema": {"type": "object"}}]}
     lock_documents(tmp_path, changed)
     start = time.monotonic()  # a child process, as the killed runs are: their start-up is in the window
-    assert mcpvend("--output", str(tmp_path / "reference"), "generate", cwd=tmp_path, process=True).code == 0
+    assert (
+        mcpvend("--output", str(tmp_path / "reference"), "generate", cwd=tmp_path, env=COLD_START, process=True).code
+        == 0
+    )
     duration = time.monotonic() - start
     new = tree(tmp_path / "reference")
     assert new != old and config.is_file()
@@ -386,7 +390,9 @@ def test_sigkill_mid_generate_leaves_the_old_or_the_new_output(tmp_path: Path) -
     outcomes: Counter[str] = Counter()
     kills = int(os.environ.get("MCPVEND_KILLS", "3"))
     for _ in range(kills):
-        proc = subprocess.Popen([PY, "-m", "mcpvend", "generate"], cwd=tmp_path, stderr=subprocess.DEVNULL)
+        proc = subprocess.Popen(  # cold: what it leaves is read as soon as it is dead
+            [PY, "-m", "mcpvend", "generate"], cwd=tmp_path, env={**os.environ, **COLD_START}, stderr=subprocess.DEVNULL
+        )
         time.sleep(rng.uniform(0, duration))
         proc.send_signal(signal.SIGKILL)
         proc.wait()

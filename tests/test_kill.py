@@ -25,7 +25,7 @@ from typing import Any
 
 import pytest
 
-from conftest import PY, corpus_servers, mcpvend, record_long_run, replay, write_config, write_tools
+from conftest import COLD_START, PY, corpus_servers, mcpvend, record_long_run, replay, write_config, write_tools
 from mcpvend.lock import lockfile
 
 KILLS = int(os.environ.get("MCPVEND_KILLS", "3"))
@@ -100,7 +100,7 @@ def test_sigkill_mid_lock_leaves_each_lockfile_old_or_new(tmp_path: Path) -> Non
     durations = []
     for _ in range(2):  # the median of two (here: the mean), so one slow start does not skew the kill points
         start = time.monotonic()  # a child process, as the killed runs are: their start-up is in the window
-        run = mcpvend("--lockfiles", str(tmp_path / "reference"), "lock", cwd=tmp_path, process=True)
+        run = mcpvend("--lockfiles", str(tmp_path / "reference"), "lock", cwd=tmp_path, env=COLD_START, process=True)
         durations.append(time.monotonic() - start)
         assert run.code == 0, run.err
     duration = sum(durations) / len(durations)
@@ -113,8 +113,12 @@ def test_sigkill_mid_lock_leaves_each_lockfile_old_or_new(tmp_path: Path) -> Non
     per_server: Counter[str] = Counter()
     leftovers = 0
     for _ in range(KILLS):
-        proc = subprocess.Popen(
-            [PY, "-m", "mcpvend", "lock"], cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        proc = subprocess.Popen(  # cold: what it leaves is read as soon as it is dead
+            [PY, "-m", "mcpvend", "lock"],
+            cwd=tmp_path,
+            env={**os.environ, **COLD_START},
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
         )
         time.sleep(rng.uniform(0, duration))
         proc.send_signal(signal.SIGKILL)

@@ -24,7 +24,7 @@ import httpx2
 import pytest
 from mcp import Client, StdioServerParameters
 
-from conftest import PY, REPO, SERVERS, free_port, mcpvend, node_server, write_config
+from conftest import COLD_START, PY, REPO, SERVERS, free_port, mcpvend, node_server, write_config
 from mcpvend.runtime.semantic import minilm
 
 pytestmark = pytest.mark.anyio
@@ -439,7 +439,7 @@ def _rss(pid: int) -> int:
 
 
 async def test_serve_memory_stays_flat_over_twenty_one_megabyte_results(asks: Path) -> None:
-    with http_server("asks", "--mode", "direct", cwd=asks) as (url, proc):
+    with http_server("asks", "--mode", "direct", cwd=asks, env=COLD_START) as (url, proc):  # cold: its RSS is its own
         async with Client(url) as client:
             for _ in range(3):  # warm-up: the upstream started, buffers grown to their working size
                 await client.call_tool("asks__blob", {"size": 1_000_000})

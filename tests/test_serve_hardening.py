@@ -27,7 +27,7 @@ import mcp_types as types
 import pytest
 from mcp import Client, MCPError, StdioServerParameters
 
-from conftest import PY, SERVERS, mcpvend, node_server, write_config
+from conftest import COLD_START, PY, SERVERS, mcpvend, node_server, write_config
 
 pytestmark = pytest.mark.anyio
 SECRET = "acct-7f3kQz2-hardening-secret"
@@ -315,7 +315,8 @@ async def test_no_upstream_outlives_a_stopped_stdio_serve(project: Path, stop: s
             await client.call_tool("asks__confirm", {})
 
     args = ["-m", "mcpvend", "serve", "asks", "everything", "--warm"]
-    params = StdioServerParameters(command=PY, args=args, cwd=str(project), env={**os.environ, **ENV})
+    environ = {**os.environ, **ENV, **COLD_START}  # cold: its upstreams are its own children in /proc
+    params = StdioServerParameters(command=PY, args=args, cwd=str(project), env=environ)
     async with anyio.create_task_group() as group:
         async with Client(params, mode="legacy", elicitation_callback=hold) as client:
             logging = await client.call_tool("everything__toggle-simulated-logging", {})

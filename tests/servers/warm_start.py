@@ -1,13 +1,17 @@
-"""A fast start for the SDK servers the suite starts: the process a client starts hands its work to a warm copy.
+"""A fast start for the Python processes the suite starts: the process started hands its work to a warm copy.
 
 Each of them imports the `mcp` SDK first, about a second of CPU, and the suite starts them hundreds of
-times: the servers of this directory, and `python -m mcp_server_time`. A warm starter (one per pytest
-worker, started by `tests/conftest.py`) has imported the SDK once; for each start it forks a copy of
-itself that takes over the started process's stdin, stdout and stderr (the descriptors themselves, so
-nothing is relayed), its arguments, environment, working directory, umask and `sys.path`, and runs the
-script or module as `python` would. The started process stays what the client sees: it waits for the
-copy, passes on the signals it gets, and exits as the copy did; killed, it takes the copy with it (the
-starter kills a copy whose process is gone).
+times: the servers of this directory, `python -m mcp_server_time`, and mcpvend's own CLI as a child process
+(`python -m mcpvend`, the venv's `mcpvend` script). A warm starter (two per pytest worker, one per UTF-8
+mode, started by `tests/conftest.py`) has imported the SDK once (not mcpvend: each copy imports that afresh); for each start
+it forks a copy of itself that takes over the started process's stdin, stdout and stderr (the descriptors
+themselves, so nothing is relayed), its arguments, environment, working directory, umask and `sys.path`,
+and runs the script or module as `python` would. The started process stays what the client sees: it
+waits for the copy, passes on the signals it gets, and exits as the copy did; killed, it takes the copy
+with it (the starter kills a copy whose process is gone).
+
+That last kill comes a moment after the started process's own: a test that SIGKILLs a process and then
+reads what it left must have it start cold, with `COLD_START` (below) in its environment.
 
 The hand-over happens as the interpreter starts, from a `.pth` file `make` puts in the checkout's venv
 (`python tests/servers/warm_start.py --install`), before the server's first import. Where no starter
@@ -15,7 +19,7 @@ serves the process's tree (a server run by hand or by another program, or from a
 starter's interpreter, flags or `sys.path` are not the process's own, it returns and the server starts as
 usual. The raw JSON-RPC servers (replay.py, drifting.py) import no SDK and start as they are.
 
-    python tests/servers/warm_start.py --serve SOCKET   (the starter; it stops when its stdin closes)
+    python tests/servers/warm_start.py --serve PID      (a starter for PID's tree; it stops when its stdin closes)
     python tests/servers/warm_start.py --install        (writes the .pth file into this interpreter's venv)
 """
 
@@ -36,10 +40,12 @@ import traceback
 from pathlib import Path
 from typing import Any
 
-DIRECTORY = Path(f"/tmp/mcpvend-warm-start-{os.getuid()}")  # holds one socket per serving process: PID.sock
+DIRECTORY = Path(f"/tmp/mcpvend-warm-start-{os.getuid()}")  # holds the sockets of the serving processes
 SERVERS = Path(__file__).resolve().parent
 COLD = {"warm_start.py", "replay.py", "drifting.py"}  # this module, and the servers that import no SDK
-MODULES = {"mcp_server_time"}  # servers started as `python -m NAME`
+MODULES = {"mcp_server_time", "mcpvend"}  # started as `python -m NAME`
+SCRIPTS = {str(Path(sys.executable).parent.resolve() / "mcpvend")}  # the venv's console scripts (as made by --install)
+COLD_START = "MCPVEND_TESTS_COLD_START"  # set in a process's environment: it starts as usual
 PTH = "zz-mcpvend-tests-warm-start.pth"  # sorted last: the venv's other .pth files have set sys.path by then
 FORWARDED = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1, signal.SIGUSR2)
 PRELOADED = (  # what the suite's servers import: one import here instead of one per start
@@ -68,13 +74,20 @@ def _interpreter(path: list[str]) -> dict[str, Any]:
     }
 
 
+def socket_path(pid: int) -> Path:
+    """Where the starter for PID's tree listens that serves this interpreter's UTF-8 mode. The mode is set at
+    start from the locale: the environment the SDK gives a server has none (UTF-8 mode on), a test's child
+    inherits the one Python set for pytest (off); a worker has a starter for each."""
+    return DIRECTORY / f"{pid}-utf8-{sys.flags.utf8_mode}.sock"
+
+
 def _starter() -> Path | None:
     """The socket of the nearest ancestor process that serves warm starts, if any."""
     if not DIRECTORY.is_dir():
         return None
     pid = os.getppid()
     while pid > 1:
-        candidate = DIRECTORY / f"{pid}.sock"
+        candidate = socket_path(pid)
         if candidate.exists():
             return candidate
         try:
@@ -90,7 +103,7 @@ def _launch(argv: list[str]) -> dict[str, str] | None:
     if sys.orig_argv[1:2] == ["-m"] and sys.orig_argv[2:3] and sys.orig_argv[2] in MODULES:
         return {"module": sys.orig_argv[2]}
     script = Path(argv[0]).resolve() if argv and argv[0] not in ("", "-c", "-m") else None
-    if script is not None and script.parent == SERVERS and script.name not in COLD:
+    if script is not None and ((script.parent == SERVERS and script.name not in COLD) or str(script) in SCRIPTS):
         return {"script": argv[0]}
     return None
 
@@ -100,7 +113,7 @@ def hand_over(argv: list[str]) -> None:
 
     `argv`: the process's `sys.argv` (runpy, which runs this module from the .pth file, sets its [0] meanwhile)."""
     launch = _launch(argv)
-    if launch is None:
+    if launch is None or os.environ.get(COLD_START):
         return
     path = _starter()
     if path is None:
@@ -284,8 +297,13 @@ class _Starter:
         link.close()
 
 
-def serve(path: Path) -> None:
-    """Fork a copy for each process that hands over; stop (and kill the copies) when stdin closes."""
+def serve(pid: int) -> None:
+    """Fork a copy for each process of PID's tree that hands over; stop (and kill the copies) when stdin
+    closes. Where a starter of this UTF-8 mode serves PID already, say so and stop."""
+    path = socket_path(pid)
+    if path.exists():
+        print("served", flush=True)
+        return
     for name in PRELOADED:
         __import__(name)
     _Starter(path).run()
@@ -300,7 +318,7 @@ def install() -> Path:
         "import os, sys; "
         f"(sys.orig_argv[1:2] == ['-m'] and sys.orig_argv[2:3] in {[[m] for m in sorted(MODULES)]!r} or "
         f"os.path.dirname(os.path.realpath(sys.argv[0])) == {str(SERVERS)!r} "
-        f"and os.path.basename(sys.argv[0]) not in {sorted(COLD)!r}) and "
+        f"and os.path.basename(sys.argv[0]) not in {sorted(COLD)!r} or os.path.realpath(sys.argv[0]) in {sorted(SCRIPTS)!r}) and "
         f"__import__('runpy').run_path({str(SERVERS / 'warm_start.py')!r}, {{'ARGV': sys.argv[:]}}, 'warm_start_hook')\n"
     )
     target = Path(sysconfig.get_paths()["purelib"]) / PTH
@@ -310,7 +328,7 @@ def install() -> Path:
 
 if __name__ == "__main__":
     if sys.argv[1:2] == ["--serve"] and len(sys.argv) == 3:
-        serve(Path(sys.argv[2]))
+        serve(int(sys.argv[2]))
     elif sys.argv[1:] == ["--install"]:
         print(install())
     else:
